@@ -1,0 +1,146 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { AppBindings } from "@/lib/context";
+import { badRequest, notFound } from "@/lib/errors";
+import * as keys from "@/lib/auth/api-keys.repository";
+import type { ApiKeyRow } from "@/lib/auth/api-keys.repository";
+import { assertKnownPath } from "@/routes/paths/path-lookup";
+import { createMember as insertMember, toPublicMember } from "@/routes/users/members.repository";
+import * as agencies from "./agencies.repository";
+import type * as routes from "./admin.routes";
+
+type Routes = Omit<typeof routes, "ADMIN_BEARER" | "pendingRecordPaths">;
+type Handler<K extends keyof Routes> = RouteHandler<Routes[K], AppBindings>;
+
+const toPublicKey = (k: ApiKeyRow) => ({
+  key_uuid: k.id,
+  agency_uuid: k.agencyId,
+  name: k.name,
+  kind: k.kind,
+  scopes: k.scopes,
+  expires_at: k.expiresAt,
+  rate_limit_multiplier: k.rateLimitMultiplier,
+  revoked_at: k.revokedAt,
+  created_at: k.createdAt,
+  updated_at: k.updatedAt,
+});
+
+async function requireAgency(c: { var: AppBindings["Variables"] }, agencyId: string) {
+  const agency = await agencies.getAgency(c.var.db, agencyId.toLowerCase());
+  if (!agency) throw notFound("Agency not found");
+  return agency;
+}
+
+async function requireKey(c: { var: AppBindings["Variables"] }, keyId: string) {
+  const key = await keys.getApiKey(c.var.db, keyId.toLowerCase());
+  if (!key) throw notFound("Key not found");
+  return key;
+}
+
+export const createAgency: Handler<"createAgency"> = async (c) => {
+  const agency = await agencies.createAgency(c.var.db, c.req.valid("json"));
+  return c.json({ success: true as const, agency: agencies.toPublicAgency(agency) }, 201);
+};
+
+export const listAgencies: Handler<"listAgencies"> = async (c) => {
+  const rows = await agencies.listAgencies(c.var.db);
+  return c.json({ success: true as const, agencies: rows.map(agencies.toPublicAgency) }, 200);
+};
+
+export const createKey: Handler<"createKey"> = async (c) => {
+  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
+  const body = c.req.valid("json");
+  const created = await keys.createApiKey(c.var.db, c.env, agency.id, {
+    name: body.name,
+    scopes: body.scopes,
+    expires: body.expires,
+    expiresAt: body.expires_at ? new Date(body.expires_at).toISOString() : undefined,
+    rateLimitMultiplier: body.rate_limit_multiplier,
+  });
+  return c.json(
+    { success: true as const, key: toPublicKey(created.key), access_token: created.accessToken, rotate_key: created.rotateKey },
+    201,
+  );
+};
+
+export const listKeys: Handler<"listKeys"> = async (c) => {
+  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
+  const rows = await keys.listApiKeys(c.var.db, agency.id);
+  return c.json({ success: true as const, keys: rows.map(toPublicKey) }, 200);
+};
+
+export const updateKey: Handler<"updateKey"> = async (c) => {
+  const key = await requireKey(c, c.req.valid("param").key_uuid);
+  const body = c.req.valid("json");
+  if (key.kind === "legacy_calendar" && body.scopes) throw badRequest("scopes of a legacy calendar token cannot change");
+  const updated = await keys.updateApiKey(c.var.db, key.id, {
+    name: body.name,
+    scopes: body.scopes,
+    rateLimitMultiplier: body.rate_limit_multiplier,
+  });
+  return c.json({ success: true as const, key: toPublicKey(updated ?? key) }, 200);
+};
+
+export const revokeKey: Handler<"revokeKey"> = async (c) => {
+  const key = await requireKey(c, c.req.valid("param").key_uuid);
+  const revoked = await keys.revokeApiKey(c.var.db, key.id);
+  return c.json({ success: true as const, key: toPublicKey(revoked ?? key) }, 200);
+};
+
+export const rotateSecrets: Handler<"rotateSecrets"> = async (c) => {
+  const key = await requireKey(c, c.req.valid("param").key_uuid);
+  if (key.kind !== "standard") throw badRequest("Legacy calendar tokens have no secrets to rotate; revoke and replace them");
+  if (key.revokedAt) throw badRequest("A revoked key cannot be rotated");
+  const secrets = await keys.rotateApiKeySecrets(c.var.db, c.env, key);
+  return c.json(
+    { success: true as const, access_token: secrets.accessToken, rotate_key: secrets.rotateKey, expires_at: secrets.expiresAt },
+    200,
+  );
+};
+
+export const regenerateRotateKey: Handler<"regenerateRotateKey"> = async (c) => {
+  const key = await requireKey(c, c.req.valid("param").key_uuid);
+  if (key.kind !== "standard") throw badRequest("Legacy calendar tokens have no rotate key");
+  if (key.revokedAt) throw badRequest("A revoked key cannot be changed");
+  const { rotateKey } = await keys.regenerateRotateKey(c.var.db, c.env, key);
+  return c.json({ success: true as const, rotate_key: rotateKey }, 200);
+};
+
+export const listSecurityEvents: Handler<"listSecurityEvents"> = async (c) => {
+  const key = await requireKey(c, c.req.valid("param").key_uuid);
+  const events = await keys.listSecurityEvents(c.var.db, [key.id]);
+  return c.json(
+    { success: true as const, events: events.map((e) => ({ type: e.type, ip: e.ip, created_at: e.createdAt })) },
+    200,
+  );
+};
+
+export const createLegacyCalendarToken: Handler<"createLegacyCalendarToken"> = async (c) => {
+  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
+  const { key, token } = await keys.createLegacyCalendarToken(c.var.db, c.env, agency.id);
+  return c.json({ success: true as const, key: toPublicKey(key), token }, 201);
+};
+
+export const createMember: Handler<"createMember"> = async (c) => {
+  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
+  const member = await insertMember(c.var.db, agency.id, c.req.valid("json"));
+  return c.json({ success: true as const, member: toPublicMember(member) }, 201);
+};
+
+export const createPathEvent: Handler<"createPathEvent"> = async (c) => {
+  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
+  const body = c.req.valid("json");
+  await assertKnownPath(c.var.db, agency.id, body.path_uuid);
+  const event = await agencies.recordPathEvent(c.var.db, agency.id, {
+    pathId: body.path_uuid,
+    type: body.type,
+    step: body.step,
+    at: body.at,
+  });
+  return c.json(
+    {
+      success: true as const,
+      event: { event_uuid: event.id, path_uuid: event.pathId, type: event.type, step: event.step, at: event.occurredAt },
+    },
+    201,
+  );
+};

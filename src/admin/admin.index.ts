@@ -1,0 +1,41 @@
+import { createRouter } from "@/lib/create-app";
+import { ApiError } from "@/lib/errors";
+import { adminAuth } from "./admin-auth";
+import * as handlers from "./admin.handlers";
+import * as routes from "./admin.routes";
+
+const router = createRouter();
+router.openAPIRegistry.registerComponent("securitySchemes", routes.ADMIN_BEARER, { type: "http", scheme: "bearer" });
+
+router
+  .openapi(routes.createAgency, handlers.createAgency)
+  .openapi(routes.listAgencies, handlers.listAgencies)
+  .openapi(routes.createKey, handlers.createKey)
+  .openapi(routes.listKeys, handlers.listKeys)
+  .openapi(routes.updateKey, handlers.updateKey)
+  .openapi(routes.revokeKey, handlers.revokeKey)
+  .openapi(routes.rotateSecrets, handlers.rotateSecrets)
+  .openapi(routes.regenerateRotateKey, handlers.regenerateRotateKey)
+  .openapi(routes.listSecurityEvents, handlers.listSecurityEvents)
+  .openapi(routes.createLegacyCalendarToken, handlers.createLegacyCalendarToken)
+  .openapi(routes.createMember, handlers.createMember)
+  .openapi(routes.createPathEvent, handlers.createPathEvent);
+
+for (const path of routes.pendingRecordPaths) {
+  router.post(path, adminAuth, () => {
+    throw new ApiError("not_implemented", "This operator record arrives with its resource; it is not available yet");
+  });
+}
+
+router.get("/openapi.json", adminAuth, (c) =>
+  c.json(
+    router.getOpenAPIDocument({
+      openapi: "3.0.3",
+      info: { title: "Partner API operator API", version: "1.0.0", description: "The agency dashboard's backend." },
+      servers: [{ url: "/admin/v1" }],
+    }),
+  ),
+);
+
+/** The operator API (dashboard backend), mounted at /admin/v1. */
+export const adminRouter = router;

@@ -1,0 +1,102 @@
+import { z } from "@hono/zod-openapi";
+import { grantedScopeValues } from "@/lib/auth/scopes";
+import { memberRoles, pathEventTypes } from "@/db/schema";
+import { isIanaTimezone } from "@/lib/time";
+import { uuidField } from "@/lib/ids";
+
+const timezoneField = z
+  .string()
+  .max(64)
+  .refine(isIanaTimezone, { message: "timezone must be an IANA time zone such as America/New_York" });
+
+export const CreateAgencyBody = z
+  .strictObject({ name: z.string().trim().min(1).max(200), timezone: timezoneField })
+  .openapi("AdminCreateAgency", { example: { name: "Acme Realty", timezone: "America/New_York" } });
+
+export const Agency = z
+  .object({ agency_uuid: z.string(), name: z.string(), timezone: z.string(), created_at: z.string() })
+  .openapi("AdminAgency");
+
+const scopeList = z
+  .array(z.enum(grantedScopeValues))
+  .min(1, { message: "scopes must list at least one scope" })
+  .max(grantedScopeValues.length)
+  .refine((s) => new Set(s).size === s.length, { message: "scopes must not repeat" });
+
+export const CreateKeyBody = z
+  .strictObject({
+    name: z.string().trim().min(1).max(100),
+    scopes: scopeList,
+    expires: z.boolean().default(true),
+    expires_at: z.iso.datetime({ offset: true }).optional(),
+    rate_limit_multiplier: z.number().min(0.01).max(10_000).optional(),
+  })
+  .refine((b) => b.expires || (b.scopes.length === 1 && b.scopes[0] === "calendar"), {
+    message: "expires: false is only allowed for keys whose only scope is calendar",
+    path: ["expires"],
+  })
+  .refine((b) => b.expires || b.expires_at === undefined, {
+    message: "expires_at cannot be set on a non-expiring key",
+    path: ["expires_at"],
+  })
+  .openapi("AdminCreateKey", { example: { name: "CRM sync", scopes: ["contacts", "fields"] } });
+
+export const UpdateKeyBody = z
+  .strictObject({
+    name: z.string().trim().min(1).max(100).optional(),
+    scopes: scopeList.optional(),
+    rate_limit_multiplier: z.number().min(0.01).max(10_000).optional(),
+  })
+  .openapi("AdminUpdateKey", { example: { scopes: ["contacts"] } });
+
+export const ApiKey = z
+  .object({
+    key_uuid: z.string(),
+    agency_uuid: z.string(),
+    name: z.string(),
+    kind: z.enum(["standard", "legacy_calendar"]),
+    scopes: z.array(z.string()),
+    expires_at: z.string().nullable(),
+    rate_limit_multiplier: z.number(),
+    revoked_at: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("AdminApiKey");
+
+export const CreateMemberBody = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200),
+    email: z.email().max(254).transform((e) => e.toLowerCase()),
+    role: z.enum(memberRoles),
+  })
+  .openapi("AdminCreateMember", { example: { name: "Dana Agent", email: "dana@example.com", role: "agent" } });
+
+export const Member = z
+  .object({
+    agent_uuid: z.string(),
+    name: z.string(),
+    email: z.string(),
+    role: z.enum(memberRoles),
+    created_at: z.string(),
+  })
+  .openapi("AdminMember");
+
+export const CreatePathEventBody = z
+  .strictObject({
+    path_uuid: uuidField("path_uuid"),
+    type: z.enum(pathEventTypes),
+    step: z.string().trim().min(1).max(100).optional(),
+    at: z.iso.datetime({ offset: true }).optional(),
+  })
+  .openapi("AdminCreatePathEvent", { example: { path_uuid: "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70", type: "view", step: "intro" } });
+
+export const PathEvent = z
+  .object({
+    event_uuid: z.string(),
+    path_uuid: z.string(),
+    type: z.enum(pathEventTypes),
+    step: z.string().nullable(),
+    at: z.string(),
+  })
+  .openapi("AdminPathEvent");

@@ -1,0 +1,25 @@
+import type { RateLimiter } from "@/durable-objects/rate-limiter";
+
+/** Bindings and variables from wrangler.toml, `.dev.vars` and Worker secrets. */
+export interface Env {
+  DB: D1Database;
+  RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  /** Prefix of access tokens (`<prefix>_...`) and rotate keys (`<prefix>r_...`). */
+  TOKEN_PREFIX: string;
+  /** Optional secret mixed into token hashes (HMAC-SHA256) so a leaked table is useless. */
+  TOKEN_PEPPER?: string;
+  /** Bearer token of the operator API; when unset every /admin path answers 404. */
+  ADMIN_TOKEN?: string;
+  /** `debug`, `info` (default), `warn`, `error` or `silent`. */
+  LOG_LEVEL?: string;
+}
+
+declare global {
+  // Lets `env` from `cloudflare:workers` (used by tests) see our bindings.
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Cloudflare {
+    // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+    interface Env extends AppEnvBindings {}
+  }
+}
+type AppEnvBindings = Env;

@@ -1,0 +1,34 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { AppBindings } from "@/lib/context";
+import { ApiError, messages, type ErrorBody } from "@/lib/errors";
+import { validationHook } from "@/lib/validation";
+import { requestContext } from "@/middleware/request-context";
+
+/** Every router shares the validation hook, so a bad request reads the same everywhere. */
+export const createRouter = () => new OpenAPIHono<AppBindings>({ defaultHook: validationHook, strict: true });
+
+function renderError(error: Error, c: Context<AppBindings>) {
+  if (error instanceof ApiError) {
+    for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
+    return c.json(error.body(), error.status);
+  }
+  if (error instanceof HTTPException && error.status < 500) {
+    // Hono's own 4xx (malformed JSON, wrong Content-Type) keep their message, in our envelope.
+    const body: ErrorBody = { success: false, error: error.message || "Bad request", code: "validation_error" };
+    return c.json(body, error.status);
+  }
+  c.var.logger?.error("unhandled error", { error: error.message, stack: error.stack });
+  const body: ErrorBody = { success: false, error: messages.internal, code: "internal_error", request_id: c.var.requestId };
+  return c.json(body, 500);
+}
+
+/** The app shell: request context, the JSON 404 and the one error renderer. */
+export function createApp() {
+  const app = createRouter();
+  app.use("*", requestContext);
+  app.notFound((c) => c.json({ success: false, error: messages.routeNotFound, code: "not_found" } satisfies ErrorBody, 404));
+  app.onError(renderError);
+  return app;
+}

@@ -1,0 +1,34 @@
+const encoder = new TextEncoder();
+
+const toHex = (buffer: ArrayBuffer) =>
+  Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
+
+/** 32 random bytes (256 bits) as base64url, for secrets. */
+export function randomSecret(bytes = 32): string {
+  const data = crypto.getRandomValues(new Uint8Array(bytes));
+  let binary = "";
+  for (const b of data) binary += String.fromCharCode(b);
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+export async function sha256Hex(value: string): Promise<string> {
+  return toHex(await crypto.subtle.digest("SHA-256", encoder.encode(value)));
+}
+
+/** SHA-256, keyed with the pepper (HMAC) when one is configured. */
+export async function hashSecret(value: string, pepper?: string): Promise<string> {
+  if (!pepper) return sha256Hex(value);
+  const key = await crypto.subtle.importKey("raw", encoder.encode(pepper), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+  ]);
+  return toHex(await crypto.subtle.sign("HMAC", key, encoder.encode(value)));
+}
+
+/** Constant-time comparison, for the operator token. */
+export function timingSafeEqual(a: string, b: string): boolean {
+  const left = encoder.encode(a);
+  const right = encoder.encode(b);
+  let diff = left.length ^ right.length;
+  for (let i = 0; i < Math.max(left.length, right.length); i++) diff |= (left[i] ?? 0) ^ (right[i] ?? 0);
+  return diff === 0;
+}

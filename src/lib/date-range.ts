@@ -1,0 +1,50 @@
+import { z } from "@hono/zod-openapi";
+import { messages } from "@/lib/errors";
+import { DAY_MS } from "@/lib/time";
+
+export const MAX_RANGE_DAYS = 90;
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A real calendar date in YYYY-MM-DD (no 2026-02-30), as epoch ms at UTC midnight. */
+export function parseIsoDate(value: string): number | null {
+  if (!DATE.test(value)) return null;
+  const ms = Date.parse(`${value}T00:00:00.000Z`);
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value) return null;
+  return ms;
+}
+
+/** Days in [from, to], counting both ends: the same day is 1. */
+export const inclusiveDays = (fromMs: number, toMs: number) => Math.round((toMs - fromMs) / DAY_MS) + 1;
+
+const dateParam = (name: "from" | "to", example: string) =>
+  z.string({ error: messages.invalidDateFormat }).openapi({
+    param: { name, in: "query" },
+    description: `${name === "from" ? "First" : "Last"} day of the range, YYYY-MM-DD (inclusive).`,
+    example,
+  });
+
+/**
+ * `from` and `to` (SPEC date range rules): both YYYY-MM-DD, spanning 1 to 90 days
+ * inclusive, with SPEC's messages. `required: false` lets a list make the range optional,
+ * but then both or neither must be given.
+ */
+export function dateRangeQuery(options: { required: boolean }) {
+  const base = z.object({
+    from: options.required ? dateParam("from", "2026-12-01") : dateParam("from", "2026-12-01").optional(),
+    to: options.required ? dateParam("to", "2026-12-30") : dateParam("to", "2026-12-30").optional(),
+  });
+  return base.superRefine((value, ctx) => {
+    if (value.from === undefined && value.to === undefined && !options.required) return;
+    const from = value.from === undefined ? null : parseIsoDate(value.from);
+    const to = value.to === undefined ? null : parseIsoDate(value.to);
+    if (from === null || to === null) {
+      ctx.addIssue({ code: "custom", path: [from === null ? "from" : "to"], message: messages.invalidDateFormat });
+      return;
+    }
+    const days = inclusiveDays(from, to);
+    if (days < 1 || days > MAX_RANGE_DAYS) {
+      ctx.addIssue({ code: "custom", path: ["to"], message: messages.invalidDateSpan });
+    }
+  });
+}

@@ -1,0 +1,147 @@
+import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import type { Scope } from "@/lib/auth/scopes";
+import type { AppBindings } from "@/lib/context";
+import { errorStatus, messages, type ErrorCode } from "@/lib/errors";
+import { rateLimitRule } from "@/lib/rate-limits";
+import { guard } from "@/middleware/guard";
+import { idempotency } from "@/middleware/idempotency";
+
+export const BEARER_SCHEME = "bearerAuth";
+
+export const ErrorSchema = z
+  .object({
+    success: z.literal(false),
+    error: z.string().openapi({ description: "Human-readable message; safe to show to a developer." }),
+    code: z
+      .enum(Object.keys(errorStatus) as [ErrorCode, ...ErrorCode[]])
+      .openapi({ description: "Stable machine-readable code. `token_expired` means: renew the token." }),
+    details: z
+      .array(z.object({ field: z.string(), message: z.string() }))
+      .optional()
+      .openapi({ description: "Every validation problem, when there is more than one thing to fix." }),
+    request_id: z.string().optional().openapi({ description: "Present on 500s; quote it to support." }),
+  })
+  .openapi("Error");
+
+type ErrorExample = { description: string; code: ErrorCode; error: string };
+
+const errorExamples: Record<number, ErrorExample> = {
+  400: { description: "Invalid parameters or body.", code: "validation_error", error: "limit: Too big: expected number to be <=100" },
+  401: { description: "Missing, invalid, revoked or expired token. An expired token carries `code: token_expired`.", code: "invalid_token", error: messages.invalidToken },
+  402: { description: "The wallet has no balance.", code: "insufficient_funds", error: "Insufficient wallet balance" },
+  403: { description: "The token lacks the required scope.", code: "insufficient_scope", error: messages.missingScope("contacts") },
+  404: { description: "Not found for this agency.", code: "not_found", error: "Contact not found" },
+  409: { description: "Conflicts with the current state, or the same Idempotency-Key is still being processed.", code: "conflict", error: "Conflict" },
+  429: { description: "Rate limit exceeded; see Retry-After.", code: "rate_limited", error: messages.rateLimited },
+  500: { description: "Unexpected server error; the body carries a request_id.", code: "internal_error", error: messages.internal },
+};
+
+const rateLimitHeaders = {
+  "RateLimit-Limit": { description: "Requests allowed in the window.", schema: { type: "integer" as const } },
+  "RateLimit-Remaining": { description: "Requests left in the window.", schema: { type: "integer" as const } },
+  "RateLimit-Reset": { description: "Seconds until the window frees capacity.", schema: { type: "integer" as const } },
+  "RateLimit-Policy": { description: "The policy, e.g. `60;w=60`.", schema: { type: "string" as const } },
+};
+
+/** The documented error responses of a route; `examples` overrides the default message. */
+export function errorResponses(statuses: number[], overrides: Partial<Record<number, Partial<ErrorExample>>> = {}) {
+  return Object.fromEntries(
+    statuses.map((status) => {
+      const base = { ...errorExamples[status]!, ...overrides[status] };
+      return [
+        status,
+        {
+          description: base.description,
+          headers: status === 429 ? { ...rateLimitHeaders, "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" as const } } } : undefined,
+          content: {
+            "application/json": {
+              schema: ErrorSchema,
+              example: { success: false, error: base.error, code: base.code },
+            },
+          },
+        },
+      ];
+    }),
+  );
+}
+
+export const jsonContent = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  headers: rateLimitHeaders,
+  content: { "application/json": { schema } },
+});
+
+export const jsonBody = <T extends z.ZodType>(schema: T, description?: string) => ({
+  required: true,
+  description,
+  content: { "application/json": { schema } },
+});
+
+type PartnerRouteConfig = RouteConfig & {
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: [string, ...string[]];
+  /** Any one of these scopes (or `*`) grants access; `"none"` for unauthenticated routes. */
+  scopes: readonly Scope[] | "none";
+  /** Extra documented error statuses beyond the ones derived from the route. */
+  errors?: number[];
+  errorExamples?: Partial<Record<number, Partial<ErrorExample>>>;
+};
+
+const idempotencyHeader = z
+  .string()
+  .optional()
+  .openapi({
+    param: { name: "Idempotency-Key", in: "header" },
+    description:
+      "Makes a retried POST safe: the first response is stored for 24 hours and replayed for the same key and body. " +
+      "The same key with a different body is 400 `idempotency_key_mismatch`; while the first is running, 409 `idempotency_in_progress`.",
+    example: "2f7d1a4c-booking-retry-1",
+  });
+
+/**
+ * A Partner API route: the `createRoute` definition plus what every operation carries:
+ * the guard (auth, rate limit, scope), Idempotency-Key on POSTs, bearer security, its
+ * documented errors, and its scope and rate limit as `x-required-scopes` / `x-ratelimit`.
+ */
+export function partnerRoute<const R extends PartnerRouteConfig>(config: R) {
+  const { scopes, errors = [], errorExamples: exampleOverrides, ...route } = config;
+  const per = scopes === "none" ? "ip" : "key";
+  const rule = rateLimitRule(route.method, route.path, per);
+  const isPost = route.method === "post";
+  const hasInput = Boolean(route.request?.params || route.request?.query || route.request?.body || isPost);
+  const statuses = [
+    ...(hasInput ? [400] : []),
+    ...(scopes === "none" ? [] : [401, 403]),
+    ...(route.path.includes("{") ? [404] : []),
+    ...(isPost ? [409] : []),
+    ...errors,
+    429,
+    500,
+  ];
+  const uniqueStatuses = [...new Set(statuses)].sort();
+  const scopeText = scopes === "none" ? "none" : scopes.map((s) => `\`${s}\``).join(" or ");
+  const middleware: MiddlewareHandler<AppBindings>[] = [guard({ scopes, rateLimit: rule })];
+  if (isPost && scopes !== "none") middleware.push(idempotency);
+
+  const request = isPost && scopes !== "none"
+    ? { ...route.request, headers: z.object({ "Idempotency-Key": idempotencyHeader }) }
+    : route.request;
+
+  const built = {
+    ...route,
+    request,
+    description: `${route.description}\n\n**Scope:** ${scopeText}. **Rate limit:** ${rule.limit} requests per minute per ${per === "key" ? "API key" : "client IP"}.`,
+    security: scopes === "none" ? [] : [{ [BEARER_SCHEME]: [] }],
+    middleware,
+    responses: { ...route.responses, ...errorResponses(uniqueStatuses, exampleOverrides) },
+    "x-required-scopes": scopes === "none" ? [] : [...scopes],
+    "x-ratelimit": { limit: rule.limit, window_seconds: rule.windowSeconds, per, bucket: rule.bucket },
+  } satisfies RouteConfig;
+  return createRoute(built) as unknown as Omit<R, "scopes" | "errors" | "errorExamples"> & {
+    middleware: MiddlewareHandler<AppBindings>[];
+    getRoutingPath(): string;
+  };
+}

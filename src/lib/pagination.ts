@@ -1,0 +1,36 @@
+import { z } from "@hono/zod-openapi";
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+/** `page` (>= 1, default 1) and `limit` (1..100, default 20); out of range is 400. */
+export const paginationQuery = z.object({
+  page: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(1)
+    .openapi({ param: { name: "page", in: "query" }, description: "Page number, from 1.", example: 1 }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PAGE_SIZE)
+    .default(DEFAULT_PAGE_SIZE)
+    .openapi({ param: { name: "limit", in: "query" }, description: `Page size, 1 to ${MAX_PAGE_SIZE}.`, example: 20 }),
+});
+
+export type Pagination = z.infer<typeof paginationQuery>;
+
+export const PaginationSchema = z
+  .object({
+    page: z.number().int(),
+    limit: z.number().int(),
+    total: z.number().int().openapi({ description: "Number of records matching the filters, over all pages." }),
+  })
+  .openapi("Pagination", { example: { page: 1, limit: 20, total: 1 } });
+
+export const offsetOf = ({ page, limit }: Pagination) => (page - 1) * limit;
+
+export const paginationOf = ({ page, limit }: Pagination, total: number) => ({ page, limit, total });

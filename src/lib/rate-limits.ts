@@ -1,0 +1,43 @@
+/**
+ * The rate-limit table (DESIGN.md), in one place. Limits are per minute, per key (per client
+ * IP when there is no key identity), and keyed by method plus route pattern, so
+ * `GET /contacts/{contact_uuid}` is one bucket for every contact.
+ */
+export const RATE_LIMIT_WINDOW_SECONDS = 60;
+
+const byRoute: Record<string, number> = {
+  "POST /auth/token/renew": 10,
+  "DELETE /contacts/{contact_uuid}": 10,
+  "POST /appointments/{appointment_uuid}/cancel": 10,
+  "PATCH /users/{agent_uuid}/role": 10,
+  "DELETE /users/{agent_uuid}": 10,
+  "POST /calendar/bookings": 20,
+  "PATCH /lead-orders/{order_uuid}": 10,
+  "POST /lead-orders/{order_uuid}/pause": 10,
+  "POST /lead-orders/{order_uuid}/cancel": 10,
+  "POST /voice-ai/calls": 10,
+  "POST /voice-ai/calls/{call_uuid}/cancel": 10,
+  "GET /voice-ai/wallet": 30,
+};
+
+const byMethod: Record<string, number> = { GET: 60, POST: 30, PUT: 30, PATCH: 30, DELETE: 10 };
+
+export interface RateLimitRule {
+  /** `METHOD /path/{param}`: the bucket name. */
+  bucket: string;
+  /** Requests per window before the multiplier. */
+  limit: number;
+  windowSeconds: number;
+  /** Who the limit counts: the API key, or the client IP for unauthenticated routes. */
+  per: "key" | "ip";
+}
+
+/** `path` is the OpenAPI-style pattern relative to /api/v2, e.g. `/contacts/{contact_uuid}`. */
+export function rateLimitRule(method: string, path: string, per: "key" | "ip" = "key"): RateLimitRule {
+  const bucket = `${method.toUpperCase()} ${path}`;
+  const limit = byRoute[bucket] ?? byMethod[method.toUpperCase()] ?? 30;
+  return { bucket, limit, windowSeconds: RATE_LIMIT_WINDOW_SECONDS, per };
+}
+
+/** The limit a key actually gets: the multiplier scales it, never below one request. */
+export const effectiveLimit = (limit: number, multiplier: number) => Math.max(1, Math.floor(limit * multiplier));

@@ -1,0 +1,40 @@
+import { and, eq, isNull } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { members } from "@/db/schema";
+import { badRequest } from "@/lib/errors";
+
+/** The five names a partner may use for a team member (SPEC: team member targeting). */
+export const TEAM_MEMBER_ALIASES = ["agent_uuid", "agentUuid", "user_uuid", "user", "agent"] as const;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Reads the team member from any of the aliases, in the query and the body. Giving two
+ * different members is ambiguous and a 400; so is a member of another agency, or none.
+ * Returns null when no alias is present.
+ */
+export async function resolveTeamMember(
+  db: Db,
+  agencyId: string,
+  ...sources: (Record<string, unknown> | undefined)[]
+): Promise<{ id: string; name: string } | null> {
+  const given = new Set<string>();
+  for (const source of sources) {
+    for (const alias of TEAM_MEMBER_ALIASES) {
+      const value = source?.[alias];
+      if (value === undefined || value === null || value === "") continue;
+      if (typeof value !== "string" || !UUID.test(value)) throw badRequest(`${alias} must be a UUID`);
+      given.add(value.toLowerCase());
+    }
+  }
+  if (given.size === 0) return null;
+  if (given.size > 1) throw badRequest(`Give one team member: ${TEAM_MEMBER_ALIASES.join(", ")} name different members`);
+  const [id] = [...given];
+  const member = await db
+    .select({ id: members.id, name: members.name })
+    .from(members)
+    .where(and(eq(members.id, id!), eq(members.agencyId, agencyId), isNull(members.removedAt)))
+    .get();
+  if (!member) throw badRequest("Team member not found in this agency");
+  return member;
+}

@@ -1,0 +1,68 @@
+import { and, eq, lt } from "drizzle-orm";
+import type { MiddlewareHandler } from "hono";
+import { idempotencyKeys } from "@/db/schema";
+import type { AppBindings } from "@/lib/context";
+import { sha256Hex } from "@/lib/crypto";
+import { ApiError } from "@/lib/errors";
+import { addDays, nowIso } from "@/lib/time";
+
+const MAX_KEY_LENGTH = 255;
+
+/**
+ * Idempotency-Key with Stripe's semantics, per agency and key. The claim is an INSERT that
+ * either wins or conflicts, so two identical requests sent at once cannot both run: the
+ * second sees `in_progress` (409) or, once the first is done, its stored response.
+ * A 5xx or an exception releases the key so the client can retry.
+ */
+export const idempotency: MiddlewareHandler<AppBindings> = async (c, next) => {
+  const key = c.req.header("Idempotency-Key");
+  if (key === undefined) return next();
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
+    throw new ApiError("validation_error", `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`);
+  }
+
+  const { agencyId } = c.var.caller;
+  const db = c.var.db;
+  const requestHash = await sha256Hex(`${c.req.method} ${c.req.path}\n${await c.req.text()}`);
+  const now = new Date();
+  const where = and(eq(idempotencyKeys.agencyId, agencyId), eq(idempotencyKeys.key, key));
+
+  // An expired record no longer counts: clear it so the claim below can win.
+  await db.delete(idempotencyKeys).where(and(where, lt(idempotencyKeys.expiresAt, now.toISOString())));
+  const claimed = await db
+    .insert(idempotencyKeys)
+    .values({ agencyId, key, requestHash, state: "in_progress", createdAt: nowIso(), expiresAt: addDays(now, 1).toISOString() })
+    .onConflictDoNothing()
+    .returning({ key: idempotencyKeys.key });
+
+  if (claimed.length === 0) {
+    const stored = await db.select().from(idempotencyKeys).where(where).get();
+    if (!stored) throw new ApiError("idempotency_in_progress", "A request with this Idempotency-Key is in progress; retry shortly");
+    if (stored.requestHash !== requestHash) {
+      throw new ApiError(
+        "idempotency_key_mismatch",
+        "Idempotency-Key was already used with a different request; use a new key for a new request",
+      );
+    }
+    if (stored.state !== "done" || stored.responseStatus === null) {
+      throw new ApiError("idempotency_in_progress", "A request with this Idempotency-Key is in progress; retry shortly");
+    }
+    c.header("Idempotent-Replayed", "true");
+    return c.body(stored.responseBody ?? "", stored.responseStatus as 200, { "Content-Type": "application/json" });
+  }
+
+  let status = 500;
+  try {
+    await next();
+    status = c.res.status;
+  } finally {
+    if (status >= 500) {
+      await db.delete(idempotencyKeys).where(where);
+    } else {
+      await db
+        .update(idempotencyKeys)
+        .set({ state: "done", responseStatus: status, responseBody: await c.res.clone().text() })
+        .where(where);
+    }
+  }
+};

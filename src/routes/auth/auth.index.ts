@@ -1,0 +1,5 @@
+import { createRouter } from "@/lib/create-app";
+import * as handlers from "./auth.handlers";
+import * as routes from "./auth.routes";
+
+export const authRouter = createRouter().openapi(routes.renewToken, handlers.renewToken);
