@@ -20,6 +20,9 @@ declare global {
   namespace Cloudflare {
     // eslint-disable-next-line @typescript-eslint/no-empty-object-type
     interface Env extends AppEnvBindings {}
+    interface GlobalProps {
+      mainModule: typeof import("./index");
+    }
   }
 }
 type AppEnvBindings = Env;
