@@ -23,8 +23,8 @@ export class RateLimiter extends DurableObject<Env> {
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS buckets (name TEXT PRIMARY KEY, hits TEXT NOT NULL)");
   }
 
-  consume(bucket: string, limit: number, windowSeconds: number): RateLimitDecision {
-    const now = Date.now();
+  /** `now` is only passed by tests that need to move the clock. */
+  consume(bucket: string, limit: number, windowSeconds: number, now = Date.now()): RateLimitDecision {
     const windowMs = windowSeconds * 1000;
     const hits = this.load(bucket).filter((t) => t > now - windowMs);
     const secondsUntil = (t: number) => Math.max(1, Math.ceil((t + windowMs - now) / 1000));

@@ -9,6 +9,8 @@ export const addDays = (date: Date | number, days: number) => new Date(new Date(
 /** True for a real IANA zone name known to the runtime's Intl data. */
 export function isIanaTimezone(value: string): boolean {
   if (!value || value.length > 64) return false;
+  // Intl also accepts UTC offsets ("+02:00", ES2024 offset time zones), which are not IANA names.
+  if (/^[+-]/.test(value)) return false;
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: value });
     return true;

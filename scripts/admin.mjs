@@ -1,0 +1,339 @@
+#!/usr/bin/env node
+// Operator CLI: a thin wrapper over the operator API (/admin/v1, DESIGN.md "Operator API").
+// Runs on Node 20+ with built-ins only, so plain `node scripts/admin.mjs` works too.
+//
+//   npm run admin -- <command> [--flags]        npm run admin -- help
+//
+// ADMIN_URL (default http://127.0.0.1:8787) and ADMIN_TOKEN (default: from .dev.vars)
+// pick the server, so the same CLI drives a deployed Worker.
+import { parseArgs } from "node:util";
+import { readDevVars } from "./lib/dev-vars.mjs";
+import { errorMessage, requestJson, UnreachableError } from "./lib/http.mjs";
+
+const DEFAULT_URL = "http://127.0.0.1:8787";
+const ADMIN_PREFIX = "/admin/v1";
+
+class UsageError extends Error {}
+
+const list = (value) =>
+  value
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+/** A number when the flag reads as one; otherwise the text, so the server's validation names the field. */
+const number = (value) => (value.trim() !== "" && Number.isFinite(Number(value)) ? Number(value) : value);
+
+const seg = (value) => encodeURIComponent(value);
+
+/** Drops undefined values so only the flags given are sent. */
+const compact = (object) => Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined));
+
+const str = (description, extra = {}) => ({ type: "string", description, ...extra });
+const required = (description, extra = {}) => str(description, { required: true, ...extra });
+const agencyFlag = { agency: required("agency_uuid") };
+const keyFlag = { key: required("key_uuid") };
+
+/**
+ * Every command: its flags (all `--kebab-case`) and the request it sends. Record creators
+ * take their DESIGN.md fields as flags; `--data '<json>'` adds or overrides body fields.
+ */
+const commands = {
+  "list-agencies": {
+    summary: "List all agencies",
+    flags: {},
+    request: () => ["GET", "/agencies"],
+  },
+  "create-agency": {
+    summary: "Create an agency",
+    flags: { name: required("agency name"), timezone: required("IANA time zone, e.g. America/New_York") },
+    request: (f) => ["POST", "/agencies", { name: f.name, timezone: f.timezone }],
+  },
+  "create-key": {
+    summary: "Create an API key; prints its access token and rotate key once",
+    flags: {
+      ...agencyFlag,
+      name: required("key name"),
+      scopes: required("comma-separated scopes, e.g. contacts,fields or *"),
+      "no-expiry": { type: "boolean", description: "never expires (only for a key whose only scope is calendar)" },
+      "expires-at": str("ISO 8601 expiry instead of 30 days from now"),
+      multiplier: str("rate-limit multiplier, e.g. 2"),
+    },
+    request: (f) => [
+      "POST",
+      `/agencies/${seg(f.agency)}/keys`,
+      compact({
+        name: f.name,
+        scopes: list(f.scopes),
+        expires: f["no-expiry"] ? false : undefined,
+        expires_at: f["expires-at"],
+        rate_limit_multiplier: f.multiplier === undefined ? undefined : number(f.multiplier),
+      }),
+    ],
+  },
+  "list-keys": {
+    summary: "List an agency's keys (never their secrets)",
+    flags: { ...agencyFlag },
+    request: (f) => ["GET", `/agencies/${seg(f.agency)}/keys`],
+  },
+  "edit-key": {
+    summary: "Rename a key, replace its scopes or set its rate-limit multiplier",
+    flags: {
+      ...keyFlag,
+      name: str("new name"),
+      scopes: str("comma-separated scopes; replaces the current list"),
+      multiplier: str("rate-limit multiplier"),
+    },
+    request: (f) => {
+      const body = compact({
+        name: f.name,
+        scopes: f.scopes === undefined ? undefined : list(f.scopes),
+        rate_limit_multiplier: f.multiplier === undefined ? undefined : number(f.multiplier),
+      });
+      if (Object.keys(body).length === 0 && f.data === undefined) {
+        throw new UsageError("edit-key needs at least one of --name, --scopes, --multiplier");
+      }
+      return ["PATCH", `/keys/${seg(f.key)}`, body];
+    },
+  },
+  "revoke-key": {
+    summary: "Revoke a key; its token stops working at once",
+    flags: { ...keyFlag },
+    request: (f) => ["POST", `/keys/${seg(f.key)}/revoke`],
+  },
+  "rotate-secrets": {
+    summary: "Replace both secrets of a key (the old ones stop working)",
+    flags: { ...keyFlag },
+    request: (f) => ["POST", `/keys/${seg(f.key)}/rotate-secrets`],
+  },
+  "regenerate-rotate-key": {
+    summary: "Replace only the rotate key (the access token keeps working)",
+    flags: { ...keyFlag },
+    request: (f) => ["POST", `/keys/${seg(f.key)}/regenerate-rotate-key`],
+  },
+  "security-events": {
+    summary: "Security events of a key (replayed rotate keys)",
+    flags: { ...keyFlag },
+    request: (f) => ["GET", `/keys/${seg(f.key)}/security-events`],
+  },
+  "legacy-calendar-token": {
+    summary: "Create a non-expiring legacy calendar token (calendar scope only)",
+    flags: { ...agencyFlag },
+    request: (f) => ["POST", `/agencies/${seg(f.agency)}/legacy-calendar-tokens`],
+  },
+  "create-member": {
+    summary: "Add a team member",
+    flags: { ...agencyFlag, name: required("full name"), email: required("email"), role: required("owner, admin or agent") },
+    request: (f) => ["POST", `/agencies/${seg(f.agency)}/members`, { name: f.name, email: f.email, role: f.role }],
+  },
+  "path-event": {
+    summary: "Record a hosted-path event (view, lead, booking)",
+    flags: {
+      ...agencyFlag,
+      path: required("path_uuid"),
+      type: required("view, lead or booking"),
+      step: str("step name"),
+      at: str("ISO 8601 time of the event (default now)"),
+    },
+    request: (f) => [
+      "POST",
+      `/agencies/${seg(f.agency)}/path-events`,
+      compact({ path_uuid: f.path, type: f.type, step: f.step, at: f.at }),
+    ],
+  },
+  "voice-agent": {
+    summary: "Create a Voice AI agent",
+    flags: { ...agencyFlag, name: required("agent name"), "phone-numbers": str("comma-separated outbound numbers (E.164)") },
+    request: (f) => [
+      "POST",
+      `/agencies/${seg(f.agency)}/voice-agents`,
+      { name: f.name, phone_numbers: f["phone-numbers"] === undefined ? [] : list(f["phone-numbers"]) },
+    ],
+  },
+  "lead-order": {
+    summary: "Create a lead order",
+    flags: {
+      ...agencyFlag,
+      name: required("order name"),
+      "daily-max": required("leads per day, >= 1"),
+      states: required("comma-separated US state codes, e.g. TX,FL"),
+    },
+    request: (f) => [
+      "POST",
+      `/agencies/${seg(f.agency)}/lead-orders`,
+      { name: f.name, daily_max: number(f["daily-max"]), states: list(f.states) },
+    ],
+  },
+  "booking-widget": {
+    summary: "Create a booking widget",
+    flags: {
+      ...agencyFlag,
+      name: required("widget name"),
+      "duration-minutes": required("appointment length in minutes"),
+      agent: str("agent_uuid of the team member it books for"),
+    },
+    request: (f) => [
+      "POST",
+      `/agencies/${seg(f.agency)}/booking-widgets`,
+      compact({ name: f.name, agent_uuid: f.agent, duration_minutes: number(f["duration-minutes"]) }),
+    ],
+  },
+  message: {
+    summary: "Create a message (simulates an inbound SMS by default)",
+    flags: {
+      ...agencyFlag,
+      contact: required("contact_uuid"),
+      body: required("message text"),
+      channel: str("sms or note", { default: "sms" }),
+      direction: str("inbound, outbound or internal", { default: "inbound" }),
+    },
+    request: (f) => [
+      "POST",
+      `/agencies/${seg(f.agency)}/messages`,
+      { contact_uuid: f.contact, channel: f.channel, direction: f.direction, body: f.body },
+    ],
+  },
+  "wallet-credit": {
+    summary: "Credit an agency's Voice AI wallet",
+    flags: { ...agencyFlag, "amount-cents": required("amount in cents, e.g. 5000") },
+    request: (f) => ["POST", `/agencies/${seg(f.agency)}/wallet/credit`, { amount_cents: number(f["amount-cents"]) }],
+  },
+};
+
+const globalFlags = {
+  data: { type: "string", description: "JSON object merged into the request body (POST/PATCH only)" },
+  help: { type: "boolean", short: "h", description: "show this command's flags" },
+};
+
+function commandUsage(name) {
+  const command = commands[name];
+  const lines = [`npm run admin -- ${name}${flagSynopsis(command.flags)}`, `  ${command.summary}`];
+  for (const [flag, spec] of Object.entries(command.flags)) {
+    const value = spec.type === "boolean" ? "" : " <value>";
+    const notes = [spec.required ? "required" : "optional", spec.default ? `default ${spec.default}` : ""].filter(Boolean);
+    lines.push(`    --${flag}${value}`.padEnd(34) + `${spec.description} (${notes.join(", ")})`);
+  }
+  return lines.join("\n");
+}
+
+function flagSynopsis(flags) {
+  return Object.entries(flags)
+    .map(([flag, spec]) => {
+      const text = spec.type === "boolean" ? `--${flag}` : `--${flag} <${flag}>`;
+      return spec.required ? ` ${text}` : ` [${text}]`;
+    })
+    .join("");
+}
+
+function usage() {
+  const width = Math.max(...Object.keys(commands).map((n) => n.length)) + 2;
+  return [
+    "Operator CLI for the Partner API (wraps /admin/v1).",
+    "",
+    "Usage: npm run admin -- <command> [--flags]     (or: node scripts/admin.mjs <command> ...)",
+    "       npm run admin -- help <command>",
+    "",
+    "Commands:",
+    ...Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}${c.summary}`),
+    "",
+    "Every command also takes --data '<json>' (extra body fields) and --help.",
+    "",
+    "Environment:",
+    `  ADMIN_URL    server base URL (default ${DEFAULT_URL})`,
+    "  ADMIN_TOKEN  operator token (default: ADMIN_TOKEN from .dev.vars, written by `npm run dev`)",
+    "",
+    "Prints the server's JSON answer; exits 1 on a non-2xx answer (message on stderr), 2 on a usage error.",
+  ].join("\n");
+}
+
+function parseCommand(name, args) {
+  const command = commands[name];
+  const options = { ...globalFlags };
+  for (const [flag, spec] of Object.entries(command.flags)) {
+    options[flag] = { type: spec.type, ...(spec.default !== undefined ? { default: spec.default } : {}) };
+  }
+  let values;
+  try {
+    ({ values } = parseArgs({ args, options, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new UsageError(`${error.message}\n\n${commandUsage(name)}`);
+  }
+  if (values.help) return { help: true };
+  const missing = Object.entries(command.flags)
+    .filter(([flag, spec]) => spec.required && (values[flag] === undefined || values[flag] === ""))
+    .map(([flag]) => `--${flag}`);
+  if (missing.length > 0) throw new UsageError(`Missing ${missing.join(", ")}\n\n${commandUsage(name)}`);
+
+  const [method, path, built] = command.request(values);
+  let body = built;
+  if (values.data !== undefined) {
+    if (method === "GET") throw new UsageError(`--data is not used by ${name} (a GET)`);
+    let extra;
+    try {
+      extra = JSON.parse(values.data);
+    } catch (error) {
+      throw new UsageError(`--data is not valid JSON: ${error.message}`);
+    }
+    if (!extra || typeof extra !== "object" || Array.isArray(extra)) throw new UsageError("--data must be a JSON object");
+    body = { ...body, ...extra };
+  }
+  return { method, path, body };
+}
+
+function adminToken() {
+  if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
+  const fromFile = readDevVars().ADMIN_TOKEN;
+  if (fromFile) return fromFile;
+  throw new UsageError("No operator token: set ADMIN_TOKEN, or run `npm run dev` once to create .dev.vars with one.");
+}
+
+async function main(argv) {
+  const [name, ...rest] = argv;
+  if (!name || name === "help" || name === "--help" || name === "-h") {
+    const topic = rest[0];
+    if (topic && commands[topic]) console.log(commandUsage(topic));
+    else if (topic) throw new UsageError(`Unknown command: ${topic}\n\n${usage()}`);
+    else console.log(usage());
+    return 0;
+  }
+  if (!Object.hasOwn(commands, name)) throw new UsageError(`Unknown command: ${name}\n\n${usage()}`);
+
+  const parsed = parseCommand(name, rest);
+  if (parsed.help) {
+    console.log(commandUsage(name));
+    return 0;
+  }
+  const baseUrl = process.env.ADMIN_URL || DEFAULT_URL;
+  const res = await requestJson(baseUrl, parsed.method, `${ADMIN_PREFIX}${parsed.path}`, {
+    token: adminToken(),
+    body: parsed.body,
+  });
+  console.log(typeof res.body === "string" ? res.body : JSON.stringify(res.body, null, 2));
+  if (res.ok) return 0;
+
+  let hint = "";
+  if (res.status === 401) hint = "\nhint: ADMIN_TOKEN does not match the server's (check .dev.vars or the Worker secret)";
+  if (res.status === 404 && res.body?.error === "Route not found") {
+    hint = "\nhint: the server has no ADMIN_TOKEN configured, so the operator API is off (or the URL is wrong)";
+  }
+  console.error(`Error (HTTP ${res.status}): ${errorMessage(res)}${hint}`);
+  return 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error) => {
+    if (error instanceof UsageError) {
+      console.error(error.message);
+      process.exitCode = 2;
+    } else if (error instanceof UnreachableError) {
+      console.error(`${error.message}\nhint: start the server with \`npm run dev\`, or set ADMIN_URL`);
+      process.exitCode = 1;
+    } else {
+      console.error(error);
+      process.exitCode = 1;
+    }
+  },
+);

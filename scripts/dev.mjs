@@ -1,0 +1,156 @@
+#!/usr/bin/env node
+// `npm run dev`: one command from a fresh clone to a running, seeded local API.
+//   1. `.dev.vars` with a random ADMIN_TOKEN (kept when present)
+//   2. D1 migrations applied to the local database
+//   3. `wrangler dev` started, its output streamed, waited on until it answers
+//   4. a demo agency, team, custom fields, contacts and a `*` key seeded (idempotently)
+//   5. a banner with the URLs, the demo key's fresh secrets and a curl to try
+// SIGINT/SIGTERM go to wrangler; we exit with its exit code. PORT overrides 8787.
+import { createServer } from "node:net";
+import { constants } from "node:os";
+import { relative } from "node:path";
+import { DEV_VARS_PATH, ensureAdminToken } from "./lib/dev-vars.mjs";
+import { seed } from "./lib/seed.mjs";
+import { spawnWrangler } from "./lib/wrangler.mjs";
+
+const HOST = "127.0.0.1";
+const PORT = Number(process.env.PORT || 8787);
+const BASE_URL = `http://${HOST}:${PORT}`;
+const READY_TIMEOUT_MS = 180_000;
+
+const say = (line) => console.log(`\x1b[36m[dev]\x1b[0m ${line}`);
+const warn = (line) => console.error(`\x1b[33m[dev]\x1b[0m ${line}`);
+
+let child = null;
+let stopping = false;
+
+function forward(signal) {
+  stopping = true;
+  if (child && child.exitCode === null && child.signalCode === null) {
+    child.kill(signal);
+    // wrangler normally stops workerd and exits within a second; do not hang forever.
+    setTimeout(() => child?.exitCode === null && child.kill("SIGKILL"), 10_000).unref();
+  } else {
+    process.exit(128 + (constants.signals[signal] ?? 1));
+  }
+}
+process.on("SIGINT", () => forward("SIGINT"));
+process.on("SIGTERM", () => forward("SIGTERM"));
+process.on("SIGHUP", () => forward("SIGHUP"));
+
+// `npm run` forwards SIGTERM only to the `sh -c` it started, which dies without passing it
+// on; when our parent goes away we stop wrangler ourselves rather than leave workerd running.
+const parentPid = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parentPid && !stopping) forward("SIGTERM");
+}, 1_000).unref();
+
+const exitCodeOf = (code, signal) => code ?? (signal ? 128 + (constants.signals[signal] ?? 1) : 0);
+
+function portIsFree(port) {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, HOST, () => server.close(() => resolve(true)));
+  });
+}
+
+async function waitUntilReady(proc) {
+  const exited = new Promise((resolve) => proc.once("exit", () => resolve("exited")));
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${BASE_URL}/api/v2/openapi.json`, { signal: AbortSignal.timeout(5_000) });
+      await res.arrayBuffer();
+      if (res.status === 200) return true;
+    } catch {
+      // not listening yet
+    }
+    if ((await Promise.race([exited, new Promise((r) => setTimeout(r, 500, "waiting"))])) === "exited") return false;
+  }
+  throw new Error(`wrangler dev did not answer on ${BASE_URL} within ${READY_TIMEOUT_MS / 1000}s`);
+}
+
+function banner({ agency, key, notes }, adminTokenPath) {
+  const line = "─".repeat(78);
+  const b = (s) => `\x1b[1m${s}\x1b[0m`;
+  const lines = [
+    "",
+    line,
+    b(" Partner API is running locally"),
+    "",
+    `   API base        ${BASE_URL}/api/v2`,
+    `   Docs (Scalar)   ${BASE_URL}/api/v2/docs`,
+    `   OpenAPI         ${BASE_URL}/api/v2/openapi.json`,
+    `   Operator API    ${BASE_URL}/admin/v1   (ADMIN_TOKEN is in ${adminTokenPath}; try \`npm run admin -- help\`)`,
+    "",
+    b(` ${agency.name}`) + `   agency_uuid ${agency.agency_uuid}`,
+    `   "${key.name}" (scopes: ${key.scopes.join(", ")}; expires ${key.expires_at ?? "never"}; key_uuid ${key.key_uuid})`,
+    `   access token    ${key.accessToken}`,
+    `   rotate key      ${key.rotateKey}`,
+    "   (fresh secrets on every `npm run dev`: the previous ones no longer work)",
+    "",
+    b(" Try it"),
+    `   curl -s -H "Authorization: Bearer ${key.accessToken}" "${BASE_URL}/api/v2/contacts"`,
+    ...notes.flatMap((n) => ["", `   note: ${n}`]),
+    "",
+    " Ctrl+C stops the server.",
+    line,
+    "",
+  ];
+  console.log(lines.join("\n"));
+}
+
+async function main() {
+  const { token: adminToken, created } = ensureAdminToken();
+  const adminTokenPath = relative(process.cwd(), DEV_VARS_PATH) || DEV_VARS_PATH;
+  say(created ? `wrote a new ADMIN_TOKEN to ${adminTokenPath}` : `using ADMIN_TOKEN from ${adminTokenPath}`);
+
+  if (!(await portIsFree(PORT))) {
+    warn(`port ${PORT} on ${HOST} is in use (another \`npm run dev\`?). Stop it, or run with PORT=<port>.`);
+    return 1;
+  }
+
+  say("applying D1 migrations to the local database");
+  // Non-interactive, wrangler answers its "continue?" prompt itself (CI=true forces that even on a TTY).
+  child = spawnWrangler(["d1", "migrations", "apply", "DB", "--local"], { env: { CI: "true" } });
+  const migrated = await new Promise((resolve) => child.once("exit", (code, signal) => resolve(exitCodeOf(code, signal))));
+  child = null;
+  if (stopping) return migrated || 130;
+  if (migrated !== 0) {
+    warn(`wrangler d1 migrations apply failed (exit ${migrated})`);
+    return migrated;
+  }
+
+  say(`starting wrangler dev on ${BASE_URL}`);
+  child = spawnWrangler(["dev", "--ip", HOST, "--port", String(PORT), "--show-interactive-dev-session=false"], {
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const exitCode = new Promise((resolve) => child.once("exit", (code, signal) => resolve(exitCodeOf(code, signal))));
+  child.once("error", (error) => warn(`could not start wrangler: ${error.message}`));
+
+  if (!(await waitUntilReady(child))) {
+    if (!stopping) warn("wrangler dev exited before it was ready");
+    return exitCode;
+  }
+  if (stopping) return exitCode;
+
+  say("seeding demo data");
+  try {
+    const seeded = await seed({ baseUrl: BASE_URL, adminToken, log: (l) => say(`  ${l}`) });
+    banner(seeded, adminTokenPath);
+  } catch (error) {
+    warn(`seeding failed: ${error.message}`);
+    warn(`the server is still running at ${BASE_URL}/api/v2 (docs: ${BASE_URL}/api/v2/docs)`);
+  }
+  return exitCode;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    warn(error.stack ?? String(error));
+    if (child && child.exitCode === null) child.kill("SIGTERM");
+    process.exit(1);
+  },
+);

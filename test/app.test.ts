@@ -1,0 +1,52 @@
+import { env } from "cloudflare:workers";
+import { createExecutionContext } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { createApp } from "@/lib/create-app";
+import { ApiError } from "@/lib/errors";
+import { api, call, expectError } from "./helpers/http";
+
+describe("request context and the error envelope", () => {
+  it("generates an X-Request-Id when none is sent", async () => {
+    const res = await api("GET", "/openapi.json");
+    expect(res.headers.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("echoes a sane incoming X-Request-Id and replaces an unsafe one", async () => {
+    const echoed = await api("GET", "/openapi.json", { headers: { "X-Request-Id": "partner-req-42" } });
+    expect(echoed.headers.get("X-Request-Id")).toBe("partner-req-42");
+    const replaced = await api("GET", "/openapi.json", { headers: { "X-Request-Id": "bad id <script>" } });
+    expect(replaced.headers.get("X-Request-Id")).not.toBe("bad id <script>");
+  });
+
+  it("answers an unknown route with a JSON 404 envelope", async () => {
+    const res = await call("GET", "/api/v2/nope");
+    expectError(res, 404, "Route not found", "not_found");
+  });
+
+  it("renders a thrown ApiError with its status, code and headers", async () => {
+    const app = createApp();
+    app.get("/boom", () => {
+      throw new ApiError("conflict", "Already done", { headers: { "X-Extra": "1" } });
+    });
+    const res = await app.fetch(new Request("https://x.test/boom"), env, createExecutionContext());
+    expect(res.status).toBe(409);
+    expect(res.headers.get("X-Extra")).toBe("1");
+    expect(await res.json()).toEqual({ success: false, error: "Already done", code: "conflict" });
+  });
+
+  it("hides an unexpected error behind a 500 that carries the request id", async () => {
+    const app = createApp();
+    app.get("/crash", () => {
+      throw new Error("secret internals");
+    });
+    const res = await app.fetch(
+      new Request("https://x.test/crash", { headers: { "X-Request-Id": "trace-1" } }),
+      { ...env, LOG_LEVEL: "silent" },
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(500);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toEqual({ success: false, error: "Internal server error", code: "internal_error", request_id: "trace-1" });
+    expect(JSON.stringify(body)).not.toContain("secret internals");
+  });
+});
