@@ -1,8 +1,10 @@
 import { Scalar } from "@scalar/hono-api-reference";
 import { createApp, createRouter } from "@/lib/create-app";
-import { BEARER_SCHEME } from "@/lib/openapi";
+import { BEARER_SCHEME, withTypedNullables } from "@/lib/openapi";
 import { adminRouter } from "@/admin/admin.index";
 import { authRouter } from "@/routes/auth/auth.index";
+import { contactsRouter } from "@/routes/contacts/contacts.index";
+import { fieldsRouter } from "@/routes/fields/fields.index";
 import { getOpenApiDocument } from "@/routes/meta/meta.routes";
 
 export const API_BASE = "/api/v2";
@@ -16,10 +18,12 @@ export function buildPartnerApi() {
     description: "An access token (`pa_...`) or a legacy calendar token, sent as `Authorization: Bearer <token>`.",
   });
   api.route("/", authRouter);
+  api.route("/", contactsRouter);
+  api.route("/", fieldsRouter);
 
   let document: ReturnType<typeof api.getOpenAPIDocument> | undefined;
   const openApiDocument = () =>
-    (document ??= api.getOpenAPIDocument({
+    (document ??= withTypedNullables(api.getOpenAPIDocument({
       openapi: "3.0.3",
       info: {
         title: "Partner API",
@@ -38,7 +42,7 @@ export function buildPartnerApi() {
         { name: "Fields", description: "Custom field definitions used by contacts' `custom_fields`." },
         { name: "Meta", description: "This document." },
       ],
-    }));
+    })));
 
   api.openapi(getOpenApiDocument, (c) => c.json(openApiDocument() as never, 200));
   return { api, openApiDocument };

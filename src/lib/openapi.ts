@@ -116,7 +116,7 @@ export function partnerRoute<const R extends PartnerRouteConfig>(config: R) {
     ...(hasInput ? [400] : []),
     ...(scopes === "none" ? [] : [401, 403]),
     ...(route.path.includes("{") ? [404] : []),
-    ...(isPost ? [409] : []),
+    ...(isPost && scopes !== "none" ? [409] : []),
     ...errors,
     429,
     500,
@@ -144,4 +144,61 @@ export function partnerRoute<const R extends PartnerRouteConfig>(config: R) {
     middleware: MiddlewareHandler<AppBindings>[];
     getRoutingPath(): string;
   };
+}
+
+type JsonObject = Record<string, unknown>;
+const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
+const COMPOSITIONS = ["allOf", "anyOf", "oneOf"] as const;
+
+/**
+ * OpenAPI 3.0 has no null type, so zod-to-openapi writes `{ nullable: true }` with no `type`
+ * for `z.unknown()`/`z.any()` (the values of a loose object) and as the null member of a
+ * nullable `$ref` or union (`allOf: [{ $ref }, { nullable: true }]`). OAS 3.0.3 says
+ * `nullable` without `type` has no effect, and redocly rejects it (nullable-type-sibling).
+ * This rewrites those shapes into valid 3.0.3: the null member becomes `nullable: true`
+ * (plus the members' common `type`) on the composition, and a bare `{ nullable: true }`
+ * becomes `{}` (any value). Returns the same document, changed in place.
+ */
+export function withTypedNullables<T>(document: T): T {
+  const schemas = (isObject(document) && isObject(document.components) && isObject(document.components.schemas)
+    ? document.components.schemas
+    : {}) as JsonObject;
+  const typeOf = (schema: unknown, seen = new Set<string>()): unknown => {
+    if (!isObject(schema)) return undefined;
+    if (typeof schema.$ref === "string") {
+      const name = schema.$ref.replace("#/components/schemas/", "");
+      if (seen.has(name)) return undefined;
+      return typeOf(schemas[name], new Set([...seen, name]));
+    }
+    if (schema.type !== undefined) return schema.type;
+    for (const key of COMPOSITIONS) {
+      const members = schema[key];
+      if (!Array.isArray(members) || members.length === 0) continue;
+      const types = new Set(members.map((m) => typeOf(m, seen)));
+      if (types.size === 1) return [...types][0];
+    }
+    return undefined;
+  };
+  const isBareNull = (value: unknown) => isObject(value) && value.nullable === true && Object.keys(value).length === 1;
+
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!isObject(node)) return;
+    for (const key of COMPOSITIONS) {
+      const members = node[key];
+      if (!Array.isArray(members) || !members.some(isBareNull)) continue;
+      node[key] = members.filter((m) => !isBareNull(m));
+      node.nullable = true;
+    }
+    for (const [key, value] of Object.entries(node)) {
+      // Examples are data, not schemas.
+      if (key !== "example" && key !== "examples") visit(value);
+    }
+    if (!("nullable" in node) || "type" in node) return;
+    const type = typeOf(node);
+    if (type !== undefined) node.type = type;
+    else if (!COMPOSITIONS.some((key) => key in node) && !("$ref" in node)) delete node.nullable;
+  };
+  visit(document);
+  return document;
 }

@@ -1,0 +1,98 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { AppBindings } from "@/lib/context";
+import { conflict, notFound } from "@/lib/errors";
+import { paginationOf } from "@/lib/pagination";
+import { mergeCustomFields, validateCustomFields } from "@/routes/fields/custom-fields";
+import { assertKnownPath } from "@/routes/paths/path-lookup";
+import * as repo from "./contacts.repository";
+import type * as routes from "./contacts.routes";
+import { contactMessages } from "./contacts.schemas";
+
+type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], AppBindings>;
+
+const contactBody = (row: repo.ContactRow) => ({ success: true as const, contact: repo.toPublicContact(row) });
+
+export const listContacts: Handler<"listContacts"> = async (c) => {
+  const { page, limit, q, tag, source, deleted } = c.req.valid("query");
+  const { rows, total } = await repo.listContacts(c.var.db, c.var.caller.agencyId, { q, tag, source, deleted }, { page, limit });
+  return c.json(
+    { success: true as const, contacts: rows.map(repo.toPublicContact), pagination: paginationOf({ page, limit }, total) },
+    200,
+  );
+};
+
+export const createContact: Handler<"createContact"> = async (c) => {
+  const body = c.req.valid("json");
+  const { db } = c.var;
+  const { agencyId } = c.var.caller;
+  if (body.path_uuid) await assertKnownPath(db, agencyId, body.path_uuid);
+  const customFields = body.custom_fields ? mergeCustomFields({}, await validateCustomFields(db, agencyId, body.custom_fields)) : {};
+  const contact = await repo.createContact(db, agencyId, {
+    firstName: body.first_name,
+    lastName: body.last_name,
+    email: body.email ?? null,
+    phone: body.phone ?? null,
+    tags: body.tags ?? [],
+    source: body.source ?? null,
+    pathId: body.path_uuid ?? null,
+    customFields,
+  });
+  return c.json(contactBody(contact), 201);
+};
+
+export const listContactTags: Handler<"listContactTags"> = async (c) => {
+  const tags = await repo.tagCounts(c.var.db, c.var.caller.agencyId);
+  return c.json({ success: true as const, tags }, 200);
+};
+
+export const listContactSources: Handler<"listContactSources"> = async (c) => {
+  const sources = await repo.sourceCounts(c.var.db, c.var.caller.agencyId);
+  return c.json({ success: true as const, sources }, 200);
+};
+
+export const getContact: Handler<"getContact"> = async (c) => {
+  const contact = await repo.getLiveContact(c.var.db, c.var.caller.agencyId, c.req.valid("param").contact_uuid);
+  if (!contact) throw notFound(contactMessages.notFound);
+  return c.json(contactBody(contact), 200);
+};
+
+export const updateContact: Handler<"updateContact"> = async (c) => {
+  const { contact_uuid } = c.req.valid("param");
+  const body = c.req.valid("json");
+  const { db } = c.var;
+  const { agencyId } = c.var.caller;
+  const current = await repo.getLiveContact(db, agencyId, contact_uuid);
+  if (!current) throw notFound(contactMessages.notFound);
+  if (Object.keys(body).length === 0) return c.json(contactBody(current), 200);
+  if (body.path_uuid) await assertKnownPath(db, agencyId, body.path_uuid);
+  const customFields = body.custom_fields ? await validateCustomFields(db, agencyId, body.custom_fields) : undefined;
+  const updated = await repo.updateContact(db, agencyId, current.id, {
+    firstName: body.first_name,
+    lastName: body.last_name,
+    email: body.email,
+    phone: body.phone,
+    tags: body.tags,
+    source: body.source,
+    pathId: body.path_uuid,
+    customFields,
+  });
+  if (!updated) throw notFound(contactMessages.notFound);
+  return c.json(contactBody(updated), 200);
+};
+
+export const deleteContact: Handler<"deleteContact"> = async (c) => {
+  const deleted = await repo.softDeleteContact(c.var.db, c.var.caller.agencyId, c.req.valid("param").contact_uuid);
+  if (!deleted) throw notFound(contactMessages.notFound);
+  return c.json(contactBody(deleted), 200);
+};
+
+export const restoreContact: Handler<"restoreContact"> = async (c) => {
+  const { db } = c.var;
+  const { agencyId } = c.var.caller;
+  const contact = await repo.getAnyContact(db, agencyId, c.req.valid("param").contact_uuid);
+  if (!contact) throw notFound(contactMessages.notFound);
+  if (contact.deletedAt === null) throw conflict(contactMessages.notDeleted);
+  const restored = await repo.restoreContact(db, agencyId, contact);
+  if (!restored) throw conflict(contactMessages.notDeleted);
+  return c.json(contactBody(restored), 200);
+};

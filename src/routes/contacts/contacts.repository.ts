@@ -1,0 +1,238 @@
+import { and, asc, count, desc, eq, exists, isNotNull, isNull, ne, or, sql, type SQL } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { contacts, contactTags } from "@/db/schema";
+import { conflict, type ApiError } from "@/lib/errors";
+import { newId } from "@/lib/ids";
+import { offsetOf, type Pagination } from "@/lib/pagination";
+import { nowIso } from "@/lib/time";
+import type { CustomFieldsInput } from "@/routes/fields/custom-fields";
+import { isUniqueViolation } from "@/routes/fields/unique-violation";
+import { contactMessages } from "./contacts.schemas";
+
+export type ContactRow = typeof contacts.$inferSelect;
+
+export const toPublicContact = (c: ContactRow) => ({
+  contact_uuid: c.id,
+  first_name: c.firstName,
+  last_name: c.lastName,
+  email: c.email,
+  phone: c.phone,
+  tags: c.tags,
+  source: c.source,
+  path_uuid: c.pathId,
+  custom_fields: c.customFields,
+  created_at: c.createdAt,
+  updated_at: c.updatedAt,
+  deleted_at: c.deletedAt,
+});
+
+const ofAgency = (agencyId: string, contactId: string) => and(eq(contacts.id, contactId.toLowerCase()), eq(contacts.agencyId, agencyId));
+const live = (agencyId: string, contactId: string) => and(ofAgency(agencyId, contactId), isNull(contacts.deletedAt));
+
+/**
+ * Statements that make contact_tags mirror contacts.tags for one contact. They copy from the
+ * row itself (json_each), so inside a batch they stay right even when a conditional update
+ * before them changed nothing.
+ */
+const syncTags = (db: Db, agencyId: string, contactId: string) =>
+  [
+    db.delete(contactTags).where(and(eq(contactTags.contactId, contactId), eq(contactTags.agencyId, agencyId))),
+    db
+      .insert(contactTags)
+      .select(
+        sql`SELECT c.id, c.agency_id, j.value FROM contacts c, json_each(c.tags) j WHERE c.id = ${contactId} AND c.agency_id = ${agencyId}`,
+      )
+      .onConflictDoNothing(),
+  ] as const;
+
+/**
+ * The unique indexes said "taken" (a concurrent create may have won); find who holds the
+ * email or phone so the 409 can name it.
+ */
+async function duplicateError(
+  db: Db,
+  agencyId: string,
+  values: { email?: string | null; phone?: string | null },
+  exceptId?: string,
+): Promise<ApiError> {
+  const others = (column: typeof contacts.email | typeof contacts.phone, value: string) =>
+    db
+      .select({ id: contacts.id })
+      .from(contacts)
+      .where(and(eq(contacts.agencyId, agencyId), isNull(contacts.deletedAt), eq(column, value), exceptId ? ne(contacts.id, exceptId) : undefined))
+      .get();
+  if (values.email) {
+    const holder = await others(contacts.email, values.email);
+    if (holder) return conflict(contactMessages.duplicateEmail(holder.id));
+  }
+  if (values.phone) {
+    const holder = await others(contacts.phone, values.phone);
+    if (holder) return conflict(contactMessages.duplicatePhone(holder.id));
+  }
+  return conflict("A contact with this email or phone already exists");
+}
+
+export const getLiveContact = (db: Db, agencyId: string, contactId: string) =>
+  db.select().from(contacts).where(live(agencyId, contactId)).get();
+
+/** Any contact of the agency, live or soft-deleted. */
+export const getAnyContact = (db: Db, agencyId: string, contactId: string) =>
+  db.select().from(contacts).where(ofAgency(agencyId, contactId)).get();
+
+export interface ContactFilters {
+  q?: string;
+  tag?: string;
+  source?: string;
+  deleted: boolean;
+}
+
+// Not LIKE: D1 caps LIKE/GLOB patterns at 50 bytes ("LIKE or GLOB pattern too complex"), so a
+// longer q was a 500. instr() has no cap and no wildcards to escape; lower() folds ASCII as LIKE did.
+const contains = (column: SQL | typeof contacts.email, text: string) => sql`instr(lower(${column}), lower(${text})) > 0`;
+
+function searchCondition(q: string): SQL | undefined {
+  const fullName = sql`(${contacts.firstName} || ' ' || ${contacts.lastName})`;
+  const digits = q.replace(/\D/g, "");
+  // "(415) 555-01" is a phone fragment: match its digits against the E.164 value.
+  const phoneText = /^[\d\s().+-]+$/.test(q) && digits.length > 0 ? digits : q;
+  // Case-insensitive for ASCII letters (see `contains`), which is what names and emails need.
+  return or(contains(fullName, q), contains(contacts.email, q), contains(sql`${contacts.phone}`, phoneText));
+}
+
+export async function listContacts(db: Db, agencyId: string, filters: ContactFilters, page: Pagination) {
+  const where = and(
+    eq(contacts.agencyId, agencyId),
+    filters.deleted ? isNotNull(contacts.deletedAt) : isNull(contacts.deletedAt),
+    filters.source !== undefined ? eq(contacts.source, filters.source) : undefined,
+    filters.tag !== undefined
+      ? exists(
+          db
+            .select({ one: sql`1` })
+            .from(contactTags)
+            .where(and(eq(contactTags.contactId, contacts.id), eq(contactTags.agencyId, agencyId), eq(contactTags.tag, filters.tag))),
+        )
+      : undefined,
+    filters.q ? searchCondition(filters.q) : undefined,
+  );
+  const [rows, totals] = await db.batch([
+    db
+      .select()
+      .from(contacts)
+      .where(where)
+      // Newest first; rowid breaks ties between contacts created in the same millisecond.
+      .orderBy(desc(contacts.createdAt), desc(sql`${contacts}.rowid`))
+      .limit(page.limit)
+      .offset(offsetOf(page)),
+    db.select({ total: count() }).from(contacts).where(where),
+  ]);
+  return { rows, total: totals[0]?.total ?? 0 };
+}
+
+export interface NewContact {
+  firstName: string;
+  lastName: string;
+  email: string | null;
+  phone: string | null;
+  tags: string[];
+  source: string | null;
+  pathId: string | null;
+  customFields: Record<string, unknown>;
+}
+
+/**
+ * One live contact per email and per phone is enforced by the partial unique indexes, so of
+ * two concurrent creates with one email exactly one insert succeeds; the loser is a 409.
+ */
+export async function createContact(db: Db, agencyId: string, input: NewContact) {
+  const now = nowIso();
+  const row: ContactRow = { id: newId(), agencyId, ...input, createdAt: now, updatedAt: now, deletedAt: null };
+  try {
+    await db.batch([db.insert(contacts).values(row), ...syncTags(db, agencyId, row.id)]);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw await duplicateError(db, agencyId, input);
+    throw error;
+  }
+  return row;
+}
+
+export interface ContactPatch {
+  firstName?: string;
+  lastName?: string;
+  email?: string | null;
+  phone?: string | null;
+  tags?: string[];
+  source?: string | null;
+  pathId?: string | null;
+  /** Merged into the stored values; `null` removes a key. */
+  customFields?: CustomFieldsInput;
+}
+
+/**
+ * Updates a live contact. custom_fields are merged in SQL (json_patch: RFC 7396 merge patch,
+ * where null removes a key), so two concurrent PATCHes of different keys both stick.
+ * Returns undefined when the contact is not live (any more).
+ */
+export async function updateContact(db: Db, agencyId: string, contactId: string, patch: ContactPatch) {
+  const { customFields, ...columns } = patch;
+  const set = {
+    ...columns,
+    ...(customFields !== undefined ? { customFields: sql`json_patch(${contacts.customFields}, ${JSON.stringify(customFields)})` } : {}),
+    updatedAt: nowIso(),
+  };
+  const update = db.update(contacts).set(set).where(live(agencyId, contactId)).returning();
+  try {
+    if (patch.tags === undefined) return (await update)[0];
+    const [updated] = await db.batch([update, ...syncTags(db, agencyId, contactId)]);
+    return updated[0];
+  } catch (error) {
+    if (isUniqueViolation(error)) throw await duplicateError(db, agencyId, patch, contactId);
+    throw error;
+  }
+}
+
+export async function softDeleteContact(db: Db, agencyId: string, contactId: string) {
+  const now = nowIso();
+  return db.update(contacts).set({ deletedAt: now, updatedAt: now }).where(live(agencyId, contactId)).returning().get();
+}
+
+/**
+ * Brings a soft-deleted contact back. If a live contact has taken its email or phone in the
+ * meantime, the unique indexes refuse and the 409 names that contact. Returns undefined when
+ * the contact was not deleted (any more).
+ */
+export async function restoreContact(db: Db, agencyId: string, contact: ContactRow) {
+  try {
+    return await db
+      .update(contacts)
+      .set({ deletedAt: null, updatedAt: nowIso() })
+      .where(and(ofAgency(agencyId, contact.id), isNotNull(contacts.deletedAt)))
+      .returning()
+      .get();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw await duplicateError(db, agencyId, contact, contact.id);
+    throw error;
+  }
+}
+
+/** Distinct tags over live contacts, most used first. */
+export const tagCounts = (db: Db, agencyId: string) =>
+  db
+    .select({ tag: contactTags.tag, count: count() })
+    .from(contactTags)
+    .innerJoin(contacts, eq(contacts.id, contactTags.contactId))
+    .where(and(eq(contactTags.agencyId, agencyId), eq(contacts.agencyId, agencyId), isNull(contacts.deletedAt)))
+    .groupBy(contactTags.tag)
+    .orderBy(desc(count()), asc(contactTags.tag))
+    .all();
+
+/** Distinct sources over live contacts, most used first. */
+export const sourceCounts = async (db: Db, agencyId: string) => {
+  const rows = await db
+    .select({ source: contacts.source, count: count() })
+    .from(contacts)
+    .where(and(eq(contacts.agencyId, agencyId), isNull(contacts.deletedAt), isNotNull(contacts.source)))
+    .groupBy(contacts.source)
+    .orderBy(desc(count()), asc(contacts.source))
+    .all();
+  return rows.flatMap((r) => (r.source === null ? [] : [{ source: r.source, count: r.count }]));
+};

@@ -1,0 +1,241 @@
+import { z } from "@hono/zod-openapi";
+import { uuidField, uuidParam } from "@/lib/ids";
+import { PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { phoneField } from "@/lib/phone";
+
+export const MAX_TAGS = 50;
+export const MAX_TAG_LENGTH = 50;
+export const MAX_SOURCE_LENGTH = 100;
+export const MAX_NAME_LENGTH = 100;
+
+export const contactMessages = {
+  notFound: "Contact not found",
+  namesRequired: "first_name and last_name are required",
+  blankName: (name: string) => `${name} cannot be blank`,
+  nameLength: (name: string) => `${name} must be at most ${MAX_NAME_LENGTH} characters`,
+  email: "email must be a valid email address",
+  tagsType: "tags must be an array of strings",
+  tagsTooMany: `tags may contain at most ${MAX_TAGS} tags`,
+  tagLength: `tags must each be 1 to ${MAX_TAG_LENGTH} characters`,
+  source: `source must be 1 to ${MAX_SOURCE_LENGTH} characters`,
+  customFieldsType: "custom_fields must be an object of field keys to values",
+  duplicateEmail: (uuid: string) => `A contact with this email already exists: ${uuid}`,
+  duplicatePhone: (uuid: string) => `A contact with this phone already exists: ${uuid}`,
+  notDeleted: "Contact is not deleted",
+} as const;
+
+const exampleUuid = "5d2f8a10-3c4b-4e7a-9f1d-8c6b5a4e3d21";
+const pathExampleUuid = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
+
+const contactExample = {
+  contact_uuid: exampleUuid,
+  first_name: "Ada",
+  last_name: "Lovelace",
+  email: "ada@example.com",
+  phone: "+14155550123",
+  tags: ["buyer", "vip"],
+  source: "Zillow",
+  path_uuid: pathExampleUuid,
+  custom_fields: { lead_stage: "qualified", budget: 450000 },
+  created_at: "2026-11-20T14:05:00.000Z",
+  updated_at: "2026-11-21T09:30:00.000Z",
+  deleted_at: null,
+};
+
+export const Contact = z
+  .object({
+    contact_uuid: z.string().openapi({ description: "Identifier of the contact." }),
+    first_name: z.string(),
+    last_name: z.string(),
+    email: z.string().nullable().openapi({ description: "Lower-cased email address; unique among live contacts." }),
+    phone: z.string().nullable().openapi({ description: "E.164 phone number; unique among live contacts." }),
+    tags: z.array(z.string()).openapi({ description: "Tags in the order they were given, without repeats." }),
+    source: z.string().nullable().openapi({ description: "Where the contact came from (free text, e.g. a lead vendor)." }),
+    path_uuid: z.string().nullable().openapi({ description: "The path (funnel) the contact came through." }),
+    custom_fields: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: "Values of the agency's custom fields, by field key (see `GET /fields`)." }),
+    created_at: z.string(),
+    updated_at: z.string(),
+    deleted_at: z
+      .string()
+      .nullable()
+      .openapi({ description: "When the contact was soft-deleted; null for a live contact." }),
+  })
+  .openapi("Contact", { example: contactExample });
+
+export const ContactResponse = z
+  .object({ success: z.literal(true), contact: Contact })
+  .openapi("ContactResponse", { example: { success: true, contact: contactExample } });
+
+export const ContactListResponse = z
+  .object({ success: z.literal(true), contacts: z.array(Contact), pagination: PaginationSchema })
+  .openapi("ContactListResponse", {
+    example: { success: true, contacts: [contactExample], pagination: { page: 1, limit: 20, total: 1 } },
+  });
+
+export const ContactTagsResponse = z
+  .object({
+    success: z.literal(true),
+    tags: z.array(z.object({ tag: z.string(), count: z.number().int().openapi({ description: "Live contacts carrying the tag." }) })),
+  })
+  .openapi("ContactTagsResponse", {
+    example: { success: true, tags: [{ tag: "buyer", count: 42 }, { tag: "vip", count: 7 }] },
+  });
+
+export const ContactSourcesResponse = z
+  .object({
+    success: z.literal(true),
+    sources: z.array(
+      z.object({ source: z.string(), count: z.number().int().openapi({ description: "Live contacts with this source." }) }),
+    ),
+  })
+  .openapi("ContactSourcesResponse", {
+    example: { success: true, sources: [{ source: "Zillow", count: 31 }, { source: "Website", count: 12 }] },
+  });
+
+export const ContactParams = z.object({ contact_uuid: uuidParam("contact_uuid") });
+
+export const ListContactsQuery = paginationQuery.extend({
+  q: z
+    .string()
+    .trim()
+    .max(100, "q must be at most 100 characters")
+    .optional()
+    .openapi({
+      param: { name: "q", in: "query" },
+      description:
+        "Case-insensitive search: contacts whose first name, last name, full name, email or phone contains this text. " +
+        "Digits also match a phone written with punctuation (`(415) 555` finds `+14155550123`).",
+      example: "ada",
+    }),
+  tag: z
+    .string()
+    .trim()
+    .min(1, "tag must not be empty")
+    .max(MAX_TAG_LENGTH, contactMessages.tagLength)
+    .optional()
+    .openapi({ param: { name: "tag", in: "query" }, description: "Only contacts carrying this exact tag (case-sensitive).", example: "vip" }),
+  source: z
+    .string()
+    .trim()
+    .min(1, "source must not be empty")
+    .max(MAX_SOURCE_LENGTH, contactMessages.source)
+    .optional()
+    .openapi({ param: { name: "source", in: "query" }, description: "Only contacts with exactly this source (case-sensitive).", example: "Zillow" }),
+  deleted: z
+    .enum(["true", "false"], { error: "deleted must be true or false" })
+    .optional()
+    .transform((v) => v === "true")
+    .openapi({
+      param: { name: "deleted", in: "query" },
+      description: "`true` lists soft-deleted contacts (which can be restored) instead of live ones. Default `false`.",
+      example: "false",
+    }),
+});
+
+/** Names: trimmed; on create a missing or blank one is the SPEC message. */
+const nameField = (name: "first_name" | "last_name", required: boolean) =>
+  z
+    .string({
+      error: (issue) =>
+        issue.input === undefined || issue.input === null
+          ? required
+            ? contactMessages.namesRequired
+            : `${name} cannot be null`
+          : `${name} must be a string`,
+    })
+    .trim()
+    .min(1, required ? contactMessages.namesRequired : contactMessages.blankName(name))
+    .max(MAX_NAME_LENGTH, contactMessages.nameLength(name))
+    .openapi({ example: name === "first_name" ? "Ada" : "Lovelace" });
+
+const emailField = z
+  .email({ error: contactMessages.email })
+  .max(254, contactMessages.email)
+  .transform((email) => email.toLowerCase())
+  .openapi({ type: "string", format: "email", description: "Stored and returned lower-cased.", example: "ada@example.com" });
+
+/** Tags are checked as one array so that every message names `tags`. */
+const tagsField = z
+  .array(z.string({ error: contactMessages.tagsType }).trim(), { error: contactMessages.tagsType })
+  .max(MAX_TAGS, contactMessages.tagsTooMany)
+  .superRefine((tags, ctx) => {
+    if (tags.some((t) => t.length < 1 || t.length > MAX_TAG_LENGTH)) ctx.addIssue({ code: "custom", message: contactMessages.tagLength });
+  })
+  .transform((tags) => [...new Set(tags)])
+  .openapi({
+    type: "array",
+    items: { type: "string" },
+    description: `Up to ${MAX_TAGS} tags, each 1 to ${MAX_TAG_LENGTH} characters; trimmed, repeats dropped, case kept.`,
+    example: ["buyer", "vip"],
+  });
+
+const sourceField = z
+  .string()
+  .trim()
+  .min(1, contactMessages.source)
+  .max(MAX_SOURCE_LENGTH, contactMessages.source)
+  .openapi({ description: `Where the contact came from, 1 to ${MAX_SOURCE_LENGTH} characters.`, example: "Zillow" });
+
+const pathField = uuidField("path_uuid")
+  .transform((id) => id.toLowerCase())
+  .openapi({ type: "string", format: "uuid", description: "A path of your agency; an unknown one is 400 `Unknown path_uuid`.", example: pathExampleUuid });
+
+const customFieldsField = (nullRemoves: boolean) =>
+  z.record(z.string(), z.unknown(), { error: contactMessages.customFieldsType }).openapi({
+    description:
+      "Values by field key. Every key must be a live field of your agency (`GET /fields`) and the value must fit its " +
+      "type: text (string up to 1000 characters), number, date (`YYYY-MM-DD`), boolean, select (one of the options), " +
+      "multiselect (array of distinct options)." +
+      (nullRemoves ? " Merged into the stored values: keys not sent are kept, and `null` removes a key." : ""),
+    example: { lead_stage: "qualified", budget: 450000 },
+  });
+
+/**
+ * zod-to-openapi drops `nullable` for a nullable transform (email, phone, path_uuid), and its
+ * metadata type does not list `nullable`; this restores it in the document.
+ */
+const documentedNullable = { nullable: true } as unknown as { description?: string };
+
+export const CreateContactBody = z
+  .strictObject({
+    first_name: nameField("first_name", true),
+    last_name: nameField("last_name", true),
+    email: emailField.nullish().openapi(documentedNullable),
+    phone: phoneField("phone").nullish().openapi(documentedNullable),
+    tags: tagsField.optional(),
+    source: sourceField.nullish(),
+    path_uuid: pathField.nullish().openapi(documentedNullable),
+    custom_fields: customFieldsField(false).optional(),
+  })
+  .openapi("CreateContactRequest", {
+    example: {
+      first_name: "Ada",
+      last_name: "Lovelace",
+      email: "Ada@Example.com",
+      phone: "(415) 555-0123",
+      tags: ["buyer", "vip"],
+      source: "Zillow",
+      path_uuid: pathExampleUuid,
+      custom_fields: { lead_stage: "qualified", budget: 450000 },
+    },
+  });
+
+export const UpdateContactBody = z
+  .strictObject({
+    first_name: nameField("first_name", false).optional(),
+    last_name: nameField("last_name", false).optional(),
+    email: emailField.nullable().optional().openapi(documentedNullable),
+    phone: phoneField("phone").nullable().optional().openapi(documentedNullable),
+    tags: tagsField.optional(),
+    source: sourceField.nullable().optional(),
+    path_uuid: pathField.nullable().optional().openapi(documentedNullable),
+    custom_fields: customFieldsField(true).optional(),
+  })
+  .openapi("UpdateContactRequest", {
+    example: { last_name: "King", tags: ["buyer"], custom_fields: { lead_stage: "won", budget: null } },
+  });
+
+export type CreateContactInput = z.infer<typeof CreateContactBody>;
+export type UpdateContactInput = z.infer<typeof UpdateContactBody>;

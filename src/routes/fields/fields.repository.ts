@@ -1,0 +1,80 @@
+import { and, asc, count, eq, isNull, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { fields, type FieldType } from "@/db/schema";
+import { conflict } from "@/lib/errors";
+import { newId } from "@/lib/ids";
+import { offsetOf, type Pagination } from "@/lib/pagination";
+import { nowIso } from "@/lib/time";
+import { isUniqueViolation } from "./unique-violation";
+import { fieldMessages } from "./fields.schemas";
+
+export type FieldRow = typeof fields.$inferSelect;
+
+export const toPublicField = (f: FieldRow) => ({
+  field_uuid: f.id,
+  key: f.key,
+  label: f.label,
+  type: f.type,
+  options: f.options,
+  archived_at: f.archivedAt,
+  created_at: f.createdAt,
+  updated_at: f.updatedAt,
+});
+
+const liveField = (agencyId: string, fieldId: string) =>
+  and(eq(fields.id, fieldId.toLowerCase()), eq(fields.agencyId, agencyId), isNull(fields.archivedAt));
+
+/** Definitions read best in the order they were made: oldest first, insertion order on ties. */
+export async function listFields(db: Db, agencyId: string, options: { includeArchived: boolean; page: Pagination }) {
+  const where = options.includeArchived ? eq(fields.agencyId, agencyId) : and(eq(fields.agencyId, agencyId), isNull(fields.archivedAt));
+  const [rows, totals] = await db.batch([
+    db
+      .select()
+      .from(fields)
+      .where(where)
+      .orderBy(asc(fields.createdAt), asc(sql`${fields}.rowid`))
+      .limit(options.page.limit)
+      .offset(offsetOf(options.page)),
+    db.select({ total: count() }).from(fields).where(where),
+  ]);
+  return { rows, total: totals[0]?.total ?? 0 };
+}
+
+/** Every definition of the agency, live and archived: the input of custom_fields checks. */
+export const listAllFields = (db: Db, agencyId: string) => db.select().from(fields).where(eq(fields.agencyId, agencyId)).all();
+
+export const getLiveField = (db: Db, agencyId: string, fieldId: string) =>
+  db.select().from(fields).where(liveField(agencyId, fieldId)).get();
+
+/** One live field per key is the partial unique index's job, so two racing creates cannot both win. */
+export async function createField(db: Db, agencyId: string, input: { key: string; label: string; type: FieldType; options: string[] }) {
+  const now = nowIso();
+  const row: FieldRow = { id: newId(), agencyId, ...input, archivedAt: null, createdAt: now, updatedAt: now };
+  try {
+    await db.insert(fields).values(row);
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const existing = await db
+      .select({ id: fields.id })
+      .from(fields)
+      .where(and(eq(fields.agencyId, agencyId), eq(fields.key, input.key), isNull(fields.archivedAt)))
+      .get();
+    throw conflict(existing ? fieldMessages.duplicateKey(existing.id) : "A field with this key already exists");
+  }
+  return row;
+}
+
+/** Conditional on the field still being live: an archived field is never changed. */
+export async function updateField(db: Db, agencyId: string, fieldId: string, patch: { label?: string; options?: string[] }) {
+  return db
+    .update(fields)
+    .set({ ...patch, updatedAt: nowIso() })
+    .where(liveField(agencyId, fieldId))
+    .returning()
+    .get();
+}
+
+export async function archiveField(db: Db, agencyId: string, fieldId: string) {
+  const now = nowIso();
+  return db.update(fields).set({ archivedAt: now, updatedAt: now }).where(liveField(agencyId, fieldId)).returning().get();
+}

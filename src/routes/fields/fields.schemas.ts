@@ -1,0 +1,134 @@
+import { z } from "@hono/zod-openapi";
+import { fieldTypes } from "@/db/schema";
+import { uuidParam } from "@/lib/ids";
+import { PaginationSchema, paginationQuery } from "@/lib/pagination";
+
+export const FIELD_KEY_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+export const MAX_OPTIONS = 200;
+export const optionTypes: readonly string[] = ["select", "multiselect"];
+
+export const fieldMessages = {
+  notFound: "Field not found",
+  keyFormat: "key must start with a lowercase letter and hold only lowercase letters, digits and underscores (at most 64 characters)",
+  label: "label must be 1 to 100 characters",
+  type: `type must be one of: ${fieldTypes.join(", ")}`,
+  optionsRequired: "options are required for select and multiselect fields",
+  optionsNotAllowed: "options are only allowed for select and multiselect fields",
+  optionsEmpty: "options must contain at least one value",
+  optionsTooMany: `options may contain at most ${MAX_OPTIONS} values`,
+  optionLength: "options must each be 1 to 100 characters",
+  optionsUnique: "options must not repeat",
+  optionsType: "options must be an array of strings",
+  keyImmutable: "key cannot be changed; archive this field and create a new one",
+  typeImmutable: "type cannot be changed; archive this field and create a new one",
+  duplicateKey: (uuid: string) => `A field with this key already exists: ${uuid}`,
+} as const;
+
+const fieldExample = {
+  field_uuid: "8b0e7c52-1d3a-4f6e-9c2b-5a4d3e2f1a0b",
+  key: "lead_stage",
+  label: "Lead stage",
+  type: "select" as const,
+  options: ["new", "qualified", "won"],
+  archived_at: null,
+  created_at: "2026-11-20T14:05:00.000Z",
+  updated_at: "2026-11-20T14:05:00.000Z",
+};
+
+export const Field = z
+  .object({
+    field_uuid: z.string().openapi({ description: "Identifier of the field definition." }),
+    key: z.string().openapi({ description: "Key used in a contact's `custom_fields`; unique among live fields; immutable." }),
+    label: z.string().openapi({ description: "Display name." }),
+    type: z.enum(fieldTypes).openapi({ description: "Value type; immutable." }),
+    options: z
+      .array(z.string())
+      .openapi({ description: "Allowed values of a `select` or `multiselect` field; empty for other types." }),
+    archived_at: z
+      .string()
+      .nullable()
+      .openapi({ description: "When the field was archived (deleted); null while it is live." }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Field", { example: fieldExample });
+
+export const FieldResponse = z
+  .object({ success: z.literal(true), field: Field })
+  .openapi("FieldResponse", { example: { success: true, field: fieldExample } });
+
+export const FieldListResponse = z
+  .object({ success: z.literal(true), fields: z.array(Field), pagination: PaginationSchema })
+  .openapi("FieldListResponse", {
+    example: { success: true, fields: [fieldExample], pagination: { page: 1, limit: 20, total: 1 } },
+  });
+
+export const ListFieldsQuery = paginationQuery.extend({
+  include_archived: z
+    .enum(["true", "false"], { error: "include_archived must be true or false" })
+    .optional()
+    .transform((v) => v === "true")
+    .openapi({
+      param: { name: "include_archived", in: "query" },
+      description: "`true` also returns archived (deleted) fields, in the same creation order. Default `false`.",
+      example: "false",
+    }),
+});
+
+export const FieldParams = z.object({ field_uuid: uuidParam("field_uuid") });
+
+/** Options arrive trimmed; the array is checked as a whole so every message names `options`. */
+const optionsField = z
+  .array(z.string({ error: fieldMessages.optionsType }).trim(), { error: fieldMessages.optionsType })
+  .superRefine((options, ctx) => {
+    if (options.length === 0) ctx.addIssue({ code: "custom", message: fieldMessages.optionsEmpty });
+    else if (options.length > MAX_OPTIONS) ctx.addIssue({ code: "custom", message: fieldMessages.optionsTooMany });
+    else if (options.some((o) => o.length < 1 || o.length > 100)) ctx.addIssue({ code: "custom", message: fieldMessages.optionLength });
+    else if (new Set(options).size !== options.length) ctx.addIssue({ code: "custom", message: fieldMessages.optionsUnique });
+  })
+  .openapi({
+    description: `Allowed values (1 to ${MAX_OPTIONS}, distinct, each 1 to 100 characters, trimmed). Required for \`select\` and \`multiselect\`; not allowed for other types.`,
+    example: ["new", "qualified", "won"],
+  });
+
+const labelField = z
+  .string()
+  .trim()
+  .min(1, fieldMessages.label)
+  .max(100, fieldMessages.label)
+  .openapi({ description: "Display name, 1 to 100 characters.", example: "Lead stage" });
+
+export const CreateFieldBody = z
+  .strictObject({
+    key: z
+      .string()
+      .regex(FIELD_KEY_PATTERN, fieldMessages.keyFormat)
+      .openapi({
+        description: "Lowercase letter first, then lowercase letters, digits or underscores; at most 64 characters. Unique among live fields.",
+        example: "lead_stage",
+      }),
+    label: labelField,
+    type: z
+      .enum(fieldTypes, { error: (issue) => (issue.input === undefined ? "type is required" : fieldMessages.type) })
+      .openapi({ example: "select" }),
+    options: optionsField.optional(),
+  })
+  .superRefine((body, ctx) => {
+    const takesOptions = optionTypes.includes(body.type);
+    if (takesOptions && body.options === undefined) {
+      ctx.addIssue({ code: "custom", path: ["options"], message: fieldMessages.optionsRequired });
+    }
+    if (!takesOptions && body.options !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["options"], message: fieldMessages.optionsNotAllowed });
+    }
+  })
+  .openapi("CreateFieldRequest", {
+    example: { key: "lead_stage", label: "Lead stage", type: "select", options: ["new", "qualified", "won"] },
+  });
+
+export const UpdateFieldBody = z
+  .strictObject({
+    label: labelField.optional(),
+    options: optionsField.optional(),
+  })
+  .openapi("UpdateFieldRequest", { example: { label: "Pipeline stage", options: ["new", "qualified", "won", "lost"] } });
