@@ -1,0 +1,112 @@
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { agencies } from "./agencies";
+import { createdAt, timestamp, updatedAt } from "./columns";
+
+export const voiceAgents = sqliteTable(
+  "voice_agents",
+  {
+    id: text("id").primaryKey(),
+    agencyId: text("agency_id")
+      .notNull()
+      .references(() => agencies.id),
+    name: text("name").notNull(),
+    status: text("status", { enum: ["active", "inactive"] }).notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("voice_agents_agency_idx").on(t.agencyId, t.createdAt)],
+);
+
+/** Outbound caller ids of a voice agent (`outbound_phone_number_uuid` in the API). */
+export const voicePhoneNumbers = sqliteTable(
+  "voice_phone_numbers",
+  {
+    id: text("id").primaryKey(),
+    agencyId: text("agency_id")
+      .notNull()
+      .references(() => agencies.id),
+    agentId: text("agent_id")
+      .notNull()
+      .references(() => voiceAgents.id),
+    number: text("number").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("voice_phone_numbers_agent_idx").on(t.agentId)],
+);
+
+export const callStatuses = ["scheduled", "queued", "in-progress", "completed", "failed", "canceled"] as const;
+export type CallStatus = (typeof callStatuses)[number];
+
+/**
+ * Outbound Voice AI calls. `due_at` is the UTC instant the call should be dialed;
+ * `scheduled_at` keeps what the partner asked for (null when not scheduled). The consumer
+ * claims a call with `UPDATE ... WHERE status = 'queued'`, so a redelivered message never
+ * dials twice.
+ */
+export const voiceCalls = sqliteTable(
+  "voice_calls",
+  {
+    id: text("id").primaryKey(),
+    agencyId: text("agency_id")
+      .notNull()
+      .references(() => agencies.id),
+    contactId: text("contact_id"),
+    contactName: text("contact_name"),
+    phone: text("phone").notNull(),
+    direction: text("direction").notNull(),
+    status: text("status", { enum: callStatuses }).notNull(),
+    endedReason: text("ended_reason"),
+    durationSeconds: integer("duration_seconds"),
+    agentId: text("agent_id"),
+    phoneNumberId: text("phone_number_id"),
+    scheduledAt: timestamp("scheduled_at"),
+    dueAt: timestamp("due_at").notNull(),
+    enqueuedAt: timestamp("enqueued_at"),
+    attempts: integer("attempts").notNull().default(0),
+    providerCallId: text("provider_call_id"),
+    startedAt: timestamp("started_at"),
+    endedAt: timestamp("ended_at"),
+    summary: text("summary"),
+    costCents: integer("cost_cents"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("voice_calls_agency_created_idx").on(t.agencyId, t.createdAt),
+    index("voice_calls_status_due_idx").on(t.status, t.dueAt),
+  ],
+);
+
+export const wallets = sqliteTable("wallets", {
+  agencyId: text("agency_id")
+    .primaryKey()
+    .references(() => agencies.id),
+  balanceCents: integer("balance_cents").notNull(),
+  currency: text("currency").notNull(),
+  ratePerMinuteCents: integer("rate_per_minute_cents").notNull(),
+  updatedAt: updatedAt(),
+});
+
+/**
+ * Every change of a wallet balance. A call is debited at most once: the partial unique
+ * index on `call_id` for debits makes a second debit of the same call fail.
+ */
+export const walletLedger = sqliteTable(
+  "wallet_ledger",
+  {
+    id: text("id").primaryKey(),
+    agencyId: text("agency_id")
+      .notNull()
+      .references(() => agencies.id),
+    type: text("type", { enum: ["credit", "call_debit"] }).notNull(),
+    amountCents: integer("amount_cents").notNull(),
+    callId: text("call_id"),
+    note: text("note"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("wallet_ledger_agency_idx").on(t.agencyId, t.createdAt),
+    uniqueIndex("wallet_ledger_call_debit_unique").on(t.callId).where(sql.raw("type = 'call_debit'")),
+  ],
+);
