@@ -6,7 +6,7 @@ import { newId } from "@/lib/ids";
 import { offsetOf, type Pagination } from "@/lib/pagination";
 import { nowIso } from "@/lib/time";
 import type { CustomFieldsInput } from "@/routes/fields/custom-fields";
-import { isUniqueViolation } from "@/routes/fields/unique-violation";
+import { isUniqueViolation } from "@/lib/db-errors";
 import { contactMessages } from "./contacts.schemas";
 
 export type ContactRow = typeof contacts.$inferSelect;

@@ -5,7 +5,7 @@ import { conflict } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { offsetOf, type Pagination } from "@/lib/pagination";
 import { nowIso } from "@/lib/time";
-import { isUniqueViolation } from "./unique-violation";
+import { isUniqueViolation } from "@/lib/db-errors";
 import { fieldMessages } from "./fields.schemas";
 
 export type FieldRow = typeof fields.$inferSelect;
