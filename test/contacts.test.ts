@@ -149,7 +149,7 @@ describe("GET /contacts", () => {
   it("rejects invalid query parameters with a message naming them", async () => {
     const { token } = await setupAgency();
     expectError(await listContacts(token, "?deleted=yes"), 400, "deleted must be true or false", "validation_error");
-    expectError(await listContacts(token, "?limit=0"), 400, "limit: Too small: expected number to be >=1", "validation_error");
+    expectError(await listContacts(token, "?limit=0"), 400, "limit must be a whole number from 1 to 100", "validation_error");
     expectError(await listContacts(token, `?q=${"a".repeat(101)}`), 400, "q must be at most 100 characters", "validation_error");
   });
 

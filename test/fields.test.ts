@@ -69,8 +69,8 @@ describe("GET /fields", () => {
   it("rejects invalid query parameters with a message naming them", async () => {
     const { token } = await setupAgency();
     expectError(await listFields(token, "?include_archived=yes"), 400, "include_archived must be true or false", "validation_error");
-    expectError(await listFields(token, "?limit=101"), 400, "limit: Too big: expected number to be <=100", "validation_error");
-    expectError(await listFields(token, "?page=0"), 400, /^page: /, "validation_error");
+    expectError(await listFields(token, "?limit=101"), 400, "limit must be a whole number from 1 to 100", "validation_error");
+    expectError(await listFields(token, "?page=0"), 400, "page must be a whole number from 1 to 1000000", "validation_error");
   });
 
   it("requires a valid token", async () => {

@@ -15,9 +15,11 @@ function renderError(error: Error, c: Context<AppBindings>) {
     return c.json(error.body(), error.status);
   }
   if (error instanceof HTTPException && error.status < 500) {
-    // Hono's own 4xx (malformed JSON, wrong Content-Type) keep their message, in our envelope.
-    const body: ErrorBody = { success: false, error: error.message || "Bad request", code: "validation_error" };
-    return c.json(body, error.status);
+    // Hono's own 4xx come from body parsing: malformed JSON (400) or a body that is not JSON
+    // (415). DESIGN makes both a 400 validation error in our envelope.
+    const message = error.status === 415 ? "Content-Type must be application/json" : error.message || "Invalid request body";
+    const body: ErrorBody = { success: false, error: message, code: "validation_error" };
+    return c.json(body, 400);
   }
   c.var.logger?.error("unhandled error", { error: error.message, stack: error.stack });
   const body: ErrorBody = { success: false, error: messages.internal, code: "internal_error", request_id: c.var.requestId };

@@ -11,8 +11,15 @@ export function randomSecret(bytes = 32): string {
   return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
-export async function sha256Hex(value: string): Promise<string> {
-  return toHex(await crypto.subtle.digest("SHA-256", encoder.encode(value)));
+export async function sha256Hex(...parts: (string | Uint8Array)[]): Promise<string> {
+  const chunks = parts.map((p) => (typeof p === "string" ? encoder.encode(p) : p));
+  const joined = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return toHex(await crypto.subtle.digest("SHA-256", joined));
 }
 
 /** SHA-256, keyed with the pepper (HMAC) when one is configured. */

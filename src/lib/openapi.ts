@@ -27,7 +27,7 @@ export const ErrorSchema = z
 type ErrorExample = { description: string; code: ErrorCode; error: string };
 
 const errorExamples: Record<number, ErrorExample> = {
-  400: { description: "Invalid parameters or body.", code: "validation_error", error: "limit: Too big: expected number to be <=100" },
+  400: { description: "Invalid parameters or body.", code: "validation_error", error: "limit must be a whole number from 1 to 100" },
   401: { description: "Missing, invalid, revoked or expired token. An expired token carries `code: token_expired`.", code: "invalid_token", error: messages.invalidToken },
   402: { description: "The wallet has no balance.", code: "insufficient_funds", error: "Insufficient wallet balance" },
   403: { description: "The token lacks the required scope.", code: "insufficient_scope", error: messages.missingScope("contacts") },

@@ -1,24 +1,18 @@
 import { z } from "@hono/zod-openapi";
+import { queryInteger } from "@/lib/query";
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
 /** `page` (>= 1, default 1) and `limit` (1..100, default 20); out of range is 400. */
 export const paginationQuery = z.object({
-  page: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
-    .default(1)
-    .openapi({ param: { name: "page", in: "query" }, description: "Page number, from 1.", example: 1 }),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_PAGE_SIZE)
-    .default(DEFAULT_PAGE_SIZE)
-    .openapi({ param: { name: "limit", in: "query" }, description: `Page size, 1 to ${MAX_PAGE_SIZE}.`, example: 20 }),
+  page: queryInteger("page", { min: 1, max: 1_000_000, default: 1, description: "Page number, from 1." }),
+  limit: queryInteger("limit", {
+    min: 1,
+    max: MAX_PAGE_SIZE,
+    default: DEFAULT_PAGE_SIZE,
+    description: `Page size, 1 to ${MAX_PAGE_SIZE}.`,
+  }),
 });
 
 export type Pagination = z.infer<typeof paginationQuery>;

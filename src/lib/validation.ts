@@ -9,7 +9,7 @@ const fieldName = (issue: Issue) => issue.path.map(String).join(".");
 
 /**
  * One message per problem, always naming the field: `phone is required`,
- * `limit: Too big: expected number to be <=100`. Messages written into a schema
+ * `name: Too big: expected string to have <=200 characters`. Messages written into a schema
  * (`first_name and last_name are required`) already name their field and are kept verbatim.
  */
 export function describeIssue(issue: Issue): { field: string; message: string } {

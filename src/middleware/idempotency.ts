@@ -23,7 +23,9 @@ export const idempotency: MiddlewareHandler<AppBindings> = async (c, next) => {
 
   const { agencyId } = c.var.caller;
   const db = c.var.db;
-  const requestHash = await sha256Hex(`${c.req.method} ${c.req.path}\n${await c.req.text()}`);
+  // Hash the raw bytes (not text): any body, JSON or not, must match exactly to be replayed.
+  const body = new Uint8Array(await c.req.arrayBuffer());
+  const requestHash = await sha256Hex(`${c.req.method} ${c.req.path}\n`, body);
   const now = new Date();
   const where = and(eq(idempotencyKeys.agencyId, agencyId), eq(idempotencyKeys.key, key));
 

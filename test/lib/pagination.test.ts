@@ -17,10 +17,11 @@ describe("paginationQuery", () => {
     expect(paginationQuery.parse({ limit: "100" }).limit).toBe(100);
   });
 
-  it.each(["0", "101", "-1", "1.5", "abc", "1e3"])("rejects limit=%s", (limit) => {
+  it.each(["0", "101", "-1", "1.5", "abc", "1e3", "0x10", " 5", ""])("rejects limit=%s", (limit) => {
     const result = paginationQuery.safeParse({ limit });
     expect(result.success).toBe(false);
     expect(result.error!.issues[0]!.path).toEqual(["limit"]);
+    expect(result.error!.issues[0]!.message).toBe("limit must be a whole number from 1 to 100");
   });
 
   it.each(["0", "-1", "2.5", "x", "1000001"])("rejects page=%s", (page) => {

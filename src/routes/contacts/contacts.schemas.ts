@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { queryBoolean } from "@/lib/query";
 import { uuidField, uuidParam } from "@/lib/ids";
 import { PaginationSchema, paginationQuery } from "@/lib/pagination";
 import { phoneField } from "@/lib/phone";
@@ -123,15 +124,7 @@ export const ListContactsQuery = paginationQuery.extend({
     .max(MAX_SOURCE_LENGTH, contactMessages.source)
     .optional()
     .openapi({ param: { name: "source", in: "query" }, description: "Only contacts with exactly this source (case-sensitive).", example: "Zillow" }),
-  deleted: z
-    .enum(["true", "false"], { error: "deleted must be true or false" })
-    .optional()
-    .transform((v) => v === "true")
-    .openapi({
-      param: { name: "deleted", in: "query" },
-      description: "`true` lists soft-deleted contacts (which can be restored) instead of live ones. Default `false`.",
-      example: "false",
-    }),
+  deleted: queryBoolean("deleted", "`true` lists soft-deleted contacts (which can be restored) instead of live ones. Default `false`.", false),
 });
 
 /** Names: trimmed; on create a missing or blank one is the SPEC message. */

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { queryBoolean } from "@/lib/query";
 import { fieldTypes } from "@/db/schema";
 import { uuidParam } from "@/lib/ids";
 import { PaginationSchema, paginationQuery } from "@/lib/pagination";
@@ -64,15 +65,7 @@ export const FieldListResponse = z
   });
 
 export const ListFieldsQuery = paginationQuery.extend({
-  include_archived: z
-    .enum(["true", "false"], { error: "include_archived must be true or false" })
-    .optional()
-    .transform((v) => v === "true")
-    .openapi({
-      param: { name: "include_archived", in: "query" },
-      description: "`true` also returns archived (deleted) fields, in the same creation order. Default `false`.",
-      example: "false",
-    }),
+  include_archived: queryBoolean("include_archived", "`true` also returns archived (deleted) fields, in the same creation order. Default `false`.", false),
 });
 
 export const FieldParams = z.object({ field_uuid: uuidParam("field_uuid") });
