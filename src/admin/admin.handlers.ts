@@ -4,6 +4,7 @@ import { badRequest, notFound } from "@/lib/errors";
 import * as keys from "@/lib/auth/api-keys.repository";
 import type { ApiKeyRow } from "@/lib/auth/api-keys.repository";
 import { assertKnownPath } from "@/routes/paths/path-lookup";
+import { recordPathEvent } from "@/routes/paths/path-events.repository";
 import { createMember as insertMember, toPublicMember } from "@/routes/users/members.repository";
 import * as agencies from "./agencies.repository";
 import type * as routes from "./admin.routes";
@@ -130,7 +131,7 @@ export const createPathEvent: Handler<"createPathEvent"> = async (c) => {
   const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
   const body = c.req.valid("json");
   await assertKnownPath(c.var.db, agency.id, body.path_uuid);
-  const event = await agencies.recordPathEvent(c.var.db, agency.id, {
+  const event = await recordPathEvent(c.var.db, agency.id, {
     pathId: body.path_uuid,
     type: body.type,
     step: body.step,

@@ -1,6 +1,6 @@
 import { asc, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { agencies, pathEvents } from "@/db/schema";
+import { agencies } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { nowIso } from "@/lib/time";
 
@@ -23,22 +23,3 @@ export async function createAgency(db: Db, input: { name: string; timezone: stri
 export const getAgency = (db: Db, agencyId: string) => db.select().from(agencies).where(eq(agencies.id, agencyId)).get();
 
 export const listAgencies = (db: Db) => db.select().from(agencies).orderBy(asc(agencies.createdAt)).all();
-
-export async function recordPathEvent(
-  db: Db,
-  agencyId: string,
-  input: { pathId: string; type: "view" | "lead" | "booking"; step?: string; at?: string; contactId?: string },
-) {
-  const row = {
-    id: newId(),
-    agencyId,
-    pathId: input.pathId.toLowerCase(),
-    type: input.type,
-    step: input.step ?? null,
-    contactId: input.contactId ?? null,
-    occurredAt: new Date(input.at ?? Date.now()).toISOString(),
-    createdAt: nowIso(),
-  };
-  await db.insert(pathEvents).values(row);
-  return row;
-}

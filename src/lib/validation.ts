@@ -1,9 +1,12 @@
 import type { Hook } from "@hono/zod-openapi";
 import type { z } from "@hono/zod-openapi";
-import { ApiError } from "@/lib/errors";
+import { ApiError, messages } from "@/lib/errors";
 import type { AppBindings } from "@/lib/context";
 
 type Issue = z.core.$ZodIssue;
+
+/** SPEC quotes these verbatim, so they are never prefixed with the field (which `details` still names). */
+const SPEC_MESSAGES: ReadonlySet<string> = new Set([messages.invalidDateFormat, messages.invalidDateSpan]);
 
 const fieldName = (issue: Issue) => issue.path.map(String).join(".");
 
@@ -22,7 +25,7 @@ export function describeIssue(issue: Issue): { field: string; message: string } 
     return { field: field || keys, message: `Unknown field${issue.keys.length > 1 ? "s" : ""}: ${keys}` };
   }
   const leaf = String(issue.path[issue.path.length - 1] ?? "");
-  if (!field || (leaf && issue.message.includes(leaf))) return { field, message: issue.message };
+  if (!field || (leaf && issue.message.includes(leaf)) || SPEC_MESSAGES.has(issue.message)) return { field, message: issue.message };
   return { field, message: `${field}: ${issue.message}` };
 }
 

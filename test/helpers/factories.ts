@@ -1,6 +1,5 @@
-import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import { admin } from "./http";
+import { admin, api } from "./http";
 
 export interface TestAgency {
   agencyUuid: string;
@@ -48,16 +47,12 @@ export async function createMember(agencyUuid: string, overrides: Partial<{ name
 }
 
 /**
- * Paths have no partner routes until the paths issue; until then tests insert one directly,
- * the way the path builder will.
+ * A draft path of the agency, created through POST /paths with a key of its own (the
+ * signature predates the paths routes, so callers pass only the agency).
  */
 export async function createPathRecord(agencyUuid: string, name = "Seller lead path") {
-  const id = crypto.randomUUID();
-  const now = new Date().toISOString();
-  await env.DB.prepare(
-    "INSERT INTO paths (id, agency_id, name, status, steps, version, created_at, updated_at) VALUES (?, ?, ?, 'draft', '[]', 1, ?, ?)",
-  )
-    .bind(id, agencyUuid, name, now, now)
-    .run();
-  return id;
+  const { token } = await createKey(agencyUuid, { scopes: ["paths"], name: "path factory" });
+  const res = await api("POST", "/paths", { token, body: { name } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.path.path_uuid as string;
 }

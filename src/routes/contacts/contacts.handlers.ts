@@ -4,6 +4,7 @@ import { conflict, notFound } from "@/lib/errors";
 import { paginationOf } from "@/lib/pagination";
 import { mergeCustomFields, validateCustomFields } from "@/routes/fields/custom-fields";
 import { assertKnownPath } from "@/routes/paths/path-lookup";
+import { recordPathEvent } from "@/routes/paths/path-events.repository";
 import * as repo from "./contacts.repository";
 import type * as routes from "./contacts.routes";
 import { contactMessages } from "./contacts.schemas";
@@ -37,6 +38,7 @@ export const createContact: Handler<"createContact"> = async (c) => {
     pathId: body.path_uuid ?? null,
     customFields,
   });
+  if (contact.pathId) await recordPathEvent(db, agencyId, { pathId: contact.pathId, type: "lead", contactId: contact.id });
   return c.json(contactBody(contact), 201);
 };
 

@@ -1,0 +1,54 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { RouteHandler } from "@hono/zod-openapi";
+import { createRouter } from "@/lib/create-app";
+import type { AppBindings } from "@/lib/context";
+import { badRequest, notFound } from "@/lib/errors";
+import { uuidParam } from "@/lib/ids";
+import { errorResponses, jsonBody } from "@/lib/openapi";
+import { getLiveContact } from "@/routes/contacts/contacts.repository";
+import * as messages from "@/routes/messages/messages.repository";
+import { AdminCreateMessageBody, Message, messageMessages } from "@/routes/messages/messages.schemas";
+import { adminAuth } from "./admin-auth";
+import { ADMIN_BEARER } from "./admin.routes";
+import { getAgency } from "./agencies.repository";
+
+export const createMessage = createRoute({
+  method: "post",
+  path: "/agencies/{agency_uuid}/messages",
+  operationId: "adminCreateMessage",
+  summary: "Record a message (simulates an inbound SMS)",
+  description:
+    "Stores a message on a live contact of the agency as the SMS webhook or the dashboard saw it. `sms` takes " +
+    "`inbound` or `outbound`, `note` takes `internal`. Inbound messages arrive unread; the others start read. " +
+    "Nothing is sent.",
+  tags: ["Operator"],
+  security: [{ [ADMIN_BEARER]: [] }],
+  middleware: [adminAuth],
+  request: { params: z.object({ agency_uuid: uuidParam("agency_uuid") }), body: jsonBody(AdminCreateMessageBody) },
+  responses: {
+    201: { description: "The message.", content: { "application/json": { schema: z.object({ success: z.literal(true), message: Message }) } } },
+    ...errorResponses([400, 401, 404, 409, 500]),
+  },
+});
+
+export const createMessageHandler: RouteHandler<typeof createMessage, AppBindings> = async (c) => {
+  const { db } = c.var;
+  const agency = await getAgency(db, c.req.valid("param").agency_uuid.toLowerCase());
+  if (!agency) throw notFound("Agency not found");
+  const body = c.req.valid("json");
+  const contact = await getLiveContact(db, agency.id, body.contact_uuid);
+  if (!contact) throw badRequest(messageMessages.unknownContact);
+  const message = await messages.createMessage(db, agency.id, {
+    contactId: contact.id,
+    channel: body.channel,
+    direction: body.direction,
+    body: body.body,
+    // Recorded, not sent: an outbound SMS seen by the operator already left the building.
+    deliveryStatus: body.direction === "outbound" ? "sent" : null,
+    read: body.direction !== "inbound",
+  });
+  return c.json({ success: true as const, message: messages.toPublicMessage(message) }, 201);
+};
+
+/** Operator rows of the messages resource, mounted under /admin/v1. */
+export const messagesAdminRouter = createRouter().openapi(createMessage, createMessageHandler);

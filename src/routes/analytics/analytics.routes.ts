@@ -1,0 +1,25 @@
+import { messages } from "@/lib/errors";
+import { jsonContent, partnerRoute } from "@/lib/openapi";
+import { PathAnalyticsResponse, PathReportQuery } from "./analytics.schemas";
+
+export const getPathAnalytics = partnerRoute({
+  method: "get",
+  path: "/analytics/paths",
+  operationId: "getPathAnalytics",
+  tags: ["Analytics"],
+  summary: "Path Analytics report",
+  description:
+    "Views, leads and bookings of each path, and of each of its steps, between `from` and `to` (YYYY-MM-DD, 1 to 90 " +
+    "days inclusive), with three conversion rates: `view_to_lead_rate` (leads / views), `lead_to_booking_rate` " +
+    "(bookings / leads) and `view_to_booking_rate` (bookings / views). Rates are fractions rounded to 4 decimals " +
+    "(0.1234 = 12.34 %), 0 when the denominator is 0, and can exceed 1 (a lead needs no recorded view). The days are " +
+    "whole days in the agency's time zone: from 00:00 of `from` to 23:59:59.999 of `to` (`range_start` and " +
+    "`range_end` give the UTC instants). Events: `view` from hosted path pages, `lead` when a contact is created with " +
+    "the path's `path_uuid`, `booking` when a booking names it. Without `path_uuid` the report lists every path that is " +
+    "not archived (newest first, zeros when nothing happened), plus archived paths that had events in the range; " +
+    "`totals` adds them up.",
+  scopes: ["analytics"],
+  request: { query: PathReportQuery },
+  errorExamples: { 400: { error: messages.invalidDateSpan } },
+  responses: { 200: jsonContent(PathAnalyticsResponse, "The report.") },
+});

@@ -1,0 +1,57 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { AppBindings } from "@/lib/context";
+import { badRequest, notFound } from "@/lib/errors";
+import { paginationOf } from "@/lib/pagination";
+import { getLiveContact } from "@/routes/contacts/contacts.repository";
+import * as repo from "./messages.repository";
+import type * as routes from "./messages.routes";
+import { messageMessages } from "./messages.schemas";
+import { smsProviderFor } from "./providers/sms-provider";
+import { sendSms } from "./sms-delivery";
+
+type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], AppBindings>;
+
+const messageBody = (row: repo.MessageRow) => ({ success: true as const, message: repo.toPublicMessage(row) });
+
+export const listMessages: Handler<"listMessages"> = async (c) => {
+  const { page, limit, contact_uuid, channel, unread } = c.req.valid("query");
+  const { rows, total } = await repo.listMessages(c.var.db, c.var.caller.agencyId, { contactId: contact_uuid, channel, unread }, { page, limit });
+  return c.json(
+    { success: true as const, messages: rows.map(repo.toPublicMessage), pagination: paginationOf({ page, limit }, total) },
+    200,
+  );
+};
+
+export const createMessage: Handler<"createMessage"> = async (c) => {
+  const body = c.req.valid("json");
+  const { db, logger } = c.var;
+  const { agencyId } = c.var.caller;
+  const contact = await getLiveContact(db, agencyId, body.contact_uuid);
+  if (!contact) throw badRequest(messageMessages.unknownContact);
+  if (body.channel === "note") {
+    const note = await repo.createMessage(db, agencyId, {
+      contactId: contact.id,
+      channel: "note",
+      direction: "internal",
+      body: body.body,
+      deliveryStatus: null,
+      read: true,
+    });
+    return c.json(messageBody(note), 201);
+  }
+  if (!contact.phone) throw badRequest(messageMessages.noPhone);
+  const sms = await sendSms(db, smsProviderFor(c.env), logger, agencyId, { contactId: contact.id, to: contact.phone, body: body.body });
+  return c.json(messageBody(sms), 201);
+};
+
+export const markMessageRead: Handler<"markMessageRead"> = async (c) => {
+  const message = await repo.markRead(c.var.db, c.var.caller.agencyId, c.req.valid("param").message_uuid);
+  if (!message) throw notFound(messageMessages.notFound);
+  return c.json(messageBody(message), 200);
+};
+
+export const markMessageUnread: Handler<"markMessageUnread"> = async (c) => {
+  const message = await repo.markUnread(c.var.db, c.var.caller.agencyId, c.req.valid("param").message_uuid);
+  if (!message) throw notFound(messageMessages.notFound);
+  return c.json(messageBody(message), 200);
+};

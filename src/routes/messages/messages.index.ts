@@ -1,0 +1,9 @@
+import { createRouter } from "@/lib/create-app";
+import * as handlers from "./messages.handlers";
+import * as routes from "./messages.routes";
+
+export const messagesRouter = createRouter()
+  .openapi(routes.listMessages, handlers.listMessages)
+  .openapi(routes.createMessage, handlers.createMessage)
+  .openapi(routes.markMessageRead, handlers.markMessageRead)
+  .openapi(routes.markMessageUnread, handlers.markMessageUnread);

@@ -1,0 +1,150 @@
+import { and, count, desc, eq, isNull, ne, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { paths, pathVersions, type pathStatuses } from "@/db/schema";
+import { isUniqueViolation } from "@/lib/db-errors";
+import { newId } from "@/lib/ids";
+import { offsetOf, type Pagination } from "@/lib/pagination";
+import { nowIso } from "@/lib/time";
+import type { Step } from "./paths.schemas";
+
+export type PathRow = typeof paths.$inferSelect;
+export type PathVersionRow = typeof pathVersions.$inferSelect;
+export type PathStatus = (typeof pathStatuses)[number];
+
+const steps = (row: { steps: unknown[] }) => row.steps as Step[];
+
+export const toPublicPath = (p: PathRow) => ({
+  path_uuid: p.id,
+  name: p.name,
+  description: p.description,
+  status: p.status,
+  steps: steps(p),
+  version: p.version,
+  published_version: p.publishedVersion,
+  published_at: p.publishedAt,
+  archived_at: p.deletedAt,
+  created_at: p.createdAt,
+  updated_at: p.updatedAt,
+});
+
+/** The thin catalog entry that an `analytics`-only key sees. */
+export const toCatalogEntry = (p: PathRow) => ({
+  path_uuid: p.id,
+  name: p.name,
+  status: p.status,
+  published_at: p.publishedAt,
+});
+
+export const toPublicVersion = (v: PathVersionRow) => ({
+  path_uuid: v.pathId,
+  version: v.version,
+  name: v.name,
+  description: v.description,
+  steps: steps(v),
+  published_at: v.publishedAt,
+});
+
+const ofAgency = (agencyId: string, pathId: string) => and(eq(paths.id, pathId.toLowerCase()), eq(paths.agencyId, agencyId));
+/** Not archived: the only paths that can still change. */
+const editable = (agencyId: string, pathId: string) => and(ofAgency(agencyId, pathId), isNull(paths.deletedAt));
+
+/** Any path of the agency, archived ones included. */
+export const getPath = (db: Db, agencyId: string, pathId: string) => db.select().from(paths).where(ofAgency(agencyId, pathId)).get();
+
+export async function listPaths(db: Db, agencyId: string, filters: { status?: PathStatus }, page: Pagination) {
+  const where = and(eq(paths.agencyId, agencyId), filters.status ? eq(paths.status, filters.status) : ne(paths.status, "archived"));
+  const [rows, totals] = await db.batch([
+    db
+      .select()
+      .from(paths)
+      .where(where)
+      // Newest first; rowid breaks ties between paths created in the same millisecond.
+      .orderBy(desc(paths.createdAt), desc(sql`${paths}.rowid`))
+      .limit(page.limit)
+      .offset(offsetOf(page)),
+    db.select({ total: count() }).from(paths).where(where),
+  ]);
+  return { rows, total: totals[0]?.total ?? 0 };
+}
+
+export async function createPath(db: Db, agencyId: string, input: { name: string; description: string | null; steps: Step[] }) {
+  const now = nowIso();
+  const row: PathRow = {
+    id: newId(),
+    agencyId,
+    ...input,
+    status: "draft",
+    version: 1,
+    publishedVersion: null,
+    publishedAt: null,
+    deletedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await db.insert(paths).values(row);
+  return row;
+}
+
+/**
+ * Changes the draft and bumps its revision in one conditional UPDATE (`version = version + 1`),
+ * so concurrent edits each get their own revision and an archived path is never changed.
+ * Returns undefined when the path is archived (or gone).
+ */
+export const updateDraft = (db: Db, agencyId: string, pathId: string, patch: { name?: string; description?: string | null; steps?: Step[] }) =>
+  db
+    .update(paths)
+    .set({ ...patch, version: sql`${paths.version} + 1`, updatedAt: nowIso() })
+    .where(editable(agencyId, pathId))
+    .returning()
+    .get();
+
+/**
+ * Publishes the current draft: moves the path's published pointer to its `version` and copies
+ * that same row into path_versions, in one batch (D1 runs a batch as one transaction, so the
+ * snapshot is exactly the revision the pointer names, even if a PATCH lands a moment later).
+ * The UPDATE only matches a path that is not archived and whose draft is newer than what is
+ * live, and the unique (path, version) index backs it up: of two racing publishes of one
+ * revision, one wins and the other is a 409. Returns undefined when nothing was published.
+ */
+export async function publishDraft(db: Db, agencyId: string, pathId: string) {
+  const now = nowIso();
+  try {
+    const [updated] = await db.batch([
+      db
+        .update(paths)
+        .set({ status: "published", publishedVersion: sql`${paths.version}`, publishedAt: now, updatedAt: now })
+        .where(and(editable(agencyId, pathId), sql`(${paths.publishedVersion} IS NULL OR ${paths.publishedVersion} < ${paths.version})`))
+        .returning(),
+      db
+        .insert(pathVersions)
+        .select(
+          sql`SELECT ${newId()}, agency_id, id, version, name, description, steps, published_at FROM paths
+              WHERE id = ${pathId} AND agency_id = ${agencyId} AND published_at = ${now} AND published_version = version`,
+        ),
+    ]);
+    return updated[0];
+  } catch (error) {
+    if (isUniqueViolation(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Archives a path that is not archived yet; undefined otherwise. */
+export async function archivePath(db: Db, agencyId: string, pathId: string) {
+  const now = nowIso();
+  return db
+    .update(paths)
+    .set({ status: "archived", deletedAt: now, updatedAt: now })
+    .where(editable(agencyId, pathId))
+    .returning()
+    .get();
+}
+
+export async function listVersions(db: Db, agencyId: string, pathId: string, page: Pagination) {
+  const where = and(eq(pathVersions.agencyId, agencyId), eq(pathVersions.pathId, pathId));
+  const [rows, totals] = await db.batch([
+    db.select().from(pathVersions).where(where).orderBy(desc(pathVersions.version)).limit(page.limit).offset(offsetOf(page)),
+    db.select({ total: count() }).from(pathVersions).where(where),
+  ]);
+  return { rows, total: totals[0]?.total ?? 0 };
+}
