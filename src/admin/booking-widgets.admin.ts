@@ -1,0 +1,65 @@
+import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
+import type { AppBindings } from "@/lib/context";
+import { createRouter } from "@/lib/create-app";
+import { badRequest, notFound } from "@/lib/errors";
+import { uuidField, uuidParam } from "@/lib/ids";
+import { errorResponses, jsonBody } from "@/lib/openapi";
+import { resolveTeamMember } from "@/lib/team-member";
+import { BookingWidget } from "@/routes/booking-widgets/booking-widgets.schemas";
+import { createBookingWidget, toPublicBookingWidget } from "@/routes/booking-widgets/booking-widgets.repository";
+import { adminAuth } from "./admin-auth";
+import { ADMIN_BEARER } from "./admin.routes";
+import { getAgency } from "./agencies.repository";
+
+const DURATION_MESSAGE = "duration_minutes must be a whole number from 5 to 240";
+
+export const CreateBookingWidgetBody = z
+  .strictObject({
+    name: z.string().trim().min(1, { error: "name must be 1 to 200 characters" }).max(200, { error: "name must be 1 to 200 characters" }),
+    agent_uuid: uuidField("agent_uuid").optional(),
+    duration_minutes: z
+      .number({ error: DURATION_MESSAGE })
+      .int({ error: DURATION_MESSAGE })
+      .min(5, { error: DURATION_MESSAGE })
+      .max(240, { error: DURATION_MESSAGE }),
+  })
+  .openapi("AdminCreateBookingWidget", { example: { name: "Intro call", duration_minutes: 30 } });
+
+export const createBookingWidgetRoute = createRoute({
+  method: "post",
+  path: "/agencies/{agency_uuid}/booking-widgets",
+  operationId: "adminCreateBookingWidget",
+  summary: "Create a booking widget",
+  description:
+    "A widget books the calendar of `agent_uuid` (a team member of the agency; otherwise 400) or, without it, the " +
+    "agency calendar. Bookings through it need `duration_minutes` to equal that calendar's `slot_minutes`.",
+  tags: ["Operator"],
+  security: [{ [ADMIN_BEARER]: [] }],
+  middleware: [adminAuth],
+  request: { params: z.object({ agency_uuid: uuidParam("agency_uuid") }), body: jsonBody(CreateBookingWidgetBody) },
+  responses: {
+    201: {
+      description: "The booking widget, active.",
+      content: { "application/json": { schema: z.object({ success: z.literal(true), booking_widget: BookingWidget }) } },
+    },
+    ...errorResponses([400, 401, 404, 500]),
+  },
+});
+
+export const createBookingWidgetHandler: RouteHandler<typeof createBookingWidgetRoute, AppBindings> = async (c) => {
+  const { db } = c.var;
+  const agency = await getAgency(db, c.req.valid("param").agency_uuid.toLowerCase());
+  if (!agency) throw notFound("Agency not found");
+  const body = c.req.valid("json");
+  const member = body.agent_uuid ? await resolveTeamMember(db, agency.id, { agent_uuid: body.agent_uuid }) : null;
+  if (body.agent_uuid && !member) throw badRequest("Team member not found in this agency");
+  const widget = await createBookingWidget(db, agency.id, {
+    name: body.name,
+    memberId: member?.id ?? null,
+    durationMinutes: body.duration_minutes,
+  });
+  return c.json({ success: true as const, booking_widget: toPublicBookingWidget(widget) }, 201);
+};
+
+/** Operator routes of booking widgets (the dashboard creates them; partners list them). */
+export const bookingWidgetsAdminRouter = createRouter().openapi(createBookingWidgetRoute, createBookingWidgetHandler);

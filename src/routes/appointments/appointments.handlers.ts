@@ -1,0 +1,98 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { AppBindings } from "@/lib/context";
+import { badRequest, conflict, notFound } from "@/lib/errors";
+import { paginationOf } from "@/lib/pagination";
+import { resolveTeamMember } from "@/lib/team-member";
+import { calendarMessages } from "@/routes/calendar/calendar.messages";
+import { getHours, toWorkingHours } from "@/routes/calendar/calendar.repository";
+import { nextDate, slotStartingAt, wallClockInstant } from "@/routes/calendar/slots";
+import * as repo from "./appointments.repository";
+import type * as routes from "./appointments.routes";
+import { appointmentMessages } from "./appointments.schemas";
+
+type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], AppBindings>;
+
+const appointmentBody = (record: repo.AppointmentRecord) => ({
+  success: true as const,
+  appointment: repo.toPublicAppointment(record),
+});
+
+const isoOrUndefined = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISOString());
+
+export const listAppointments: Handler<"listAppointments"> = async (c) => {
+  const { db } = c.var;
+  const { agencyId } = c.var.caller;
+  const query = c.req.valid("query");
+  const { page, limit } = query;
+  const member = await resolveTeamMember(db, agencyId, query);
+  let startsFrom: string | undefined;
+  let startsBefore: string | undefined;
+  if (query.from !== undefined && query.to !== undefined) {
+    // Dates are the agency's local dates: [from 00:00, the day after `to` 00:00).
+    const zone = (await repo.agencyTimezone(db, agencyId)) ?? "UTC";
+    startsFrom = isoOrUndefined(wallClockInstant(query.from, 0, zone));
+    startsBefore = isoOrUndefined(wallClockInstant(nextDate(query.to), 0, zone));
+  }
+  const { rows, total } = await repo.listAppointments(
+    db,
+    agencyId,
+    { startsFrom, startsBefore, status: query.status, memberId: member?.id, contactId: query.contact_uuid },
+    { page, limit },
+  );
+  return c.json(
+    { success: true as const, appointments: rows.map(repo.toPublicAppointment), pagination: paginationOf({ page, limit }, total) },
+    200,
+  );
+};
+
+export const getAppointment: Handler<"getAppointment"> = async (c) => {
+  const record = await repo.getAppointment(c.var.db, c.var.caller.agencyId, c.req.valid("param").appointment_uuid);
+  if (!record) throw notFound(appointmentMessages.notFound);
+  return c.json(appointmentBody(record), 200);
+};
+
+export const updateAppointment: Handler<"updateAppointment"> = async (c) => {
+  const { db } = c.var;
+  const { agencyId } = c.var.caller;
+  const body = c.req.valid("json");
+  const record = await repo.getAppointment(db, agencyId, c.req.valid("param").appointment_uuid);
+  if (!record) throw notFound(appointmentMessages.notFound);
+  const current = record.appointment;
+  if (Object.keys(body).length === 0) return c.json(appointmentBody(record), 200);
+  if (current.status === "canceled") throw conflict(appointmentMessages.canceledCannotChange);
+
+  const patch: repo.AppointmentPatch = { notes: body.notes, title: body.title, status: body.status };
+  if (body.start_at !== undefined && Date.parse(body.start_at) !== Date.parse(current.startAt)) {
+    if (current.status !== "booked") throw conflict(appointmentMessages.onlyBookedReschedule(current.status));
+    const hours = await getHours(db, agencyId, current.memberId);
+    if (!hours) throw badRequest(calendarMessages.misconfigured);
+    const slot = slotStartingAt(toWorkingHours(hours), Date.parse(body.start_at));
+    if (!slot || slot.start <= Date.now()) throw conflict(calendarMessages.slotUnavailable);
+    patch.startAt = new Date(slot.start).toISOString();
+    patch.endAt = new Date(slot.end).toISOString();
+  }
+
+  const updated = await repo.updateAppointment(db, agencyId, current, patch);
+  if (!updated) {
+    const now = await repo.getAppointment(db, agencyId, current.id);
+    if (!now) throw notFound(appointmentMessages.notFound);
+    if (now.appointment.status === "canceled") throw conflict(appointmentMessages.canceledCannotChange);
+    if (now.appointment.status !== current.status) throw conflict(appointmentMessages.changedConcurrently);
+    throw conflict(calendarMessages.slotUnavailable);
+  }
+  return c.json(appointmentBody({ ...record, appointment: updated }), 200);
+};
+
+export const cancelAppointment: Handler<"cancelAppointment"> = async (c) => {
+  const { db } = c.var;
+  const { agencyId } = c.var.caller;
+  const id = c.req.valid("param").appointment_uuid;
+  const canceled = await repo.cancelAppointment(db, agencyId, id);
+  const record = await repo.getAppointment(db, agencyId, id);
+  if (!record) throw notFound(appointmentMessages.notFound);
+  if (!canceled) {
+    if (record.appointment.status === "canceled") throw conflict(appointmentMessages.alreadyCanceled);
+    throw conflict(appointmentMessages.onlyBookedCancel(record.appointment.status));
+  }
+  return c.json(appointmentBody({ ...record, appointment: canceled }), 200);
+};

@@ -1,0 +1,9 @@
+import { createRouter } from "@/lib/create-app";
+import * as handlers from "./appointments.handlers";
+import * as routes from "./appointments.routes";
+
+export const appointmentsRouter = createRouter()
+  .openapi(routes.listAppointments, handlers.listAppointments)
+  .openapi(routes.getAppointment, handlers.getAppointment)
+  .openapi(routes.updateAppointment, handlers.updateAppointment)
+  .openapi(routes.cancelAppointment, handlers.cancelAppointment);

@@ -1,0 +1,35 @@
+import { z } from "@hono/zod-openapi";
+import { PaginationSchema, paginationQuery } from "@/lib/pagination";
+
+export const bookingWidgetExample = {
+  booking_widget_uuid: "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+  name: "30-minute buyer consultation",
+  agent_uuid: null,
+  duration_minutes: 30,
+  active: true,
+  created_at: "2026-11-20T10:00:00.000Z",
+};
+
+export const BookingWidget = z
+  .object({
+    booking_widget_uuid: z.string().openapi({ description: "Identifier of the widget; pass it as `booking_widget_uuid` when booking." }),
+    name: z.string(),
+    agent_uuid: z
+      .string()
+      .nullable()
+      .openapi({ description: "The team member whose calendar the widget books; null for the agency calendar." }),
+    duration_minutes: z.number().int().openapi({
+      description: "Length of the meeting the widget offers. A booking through the widget needs it to equal the calendar's `slot_minutes`.",
+    }),
+    active: z.boolean().openapi({ description: "Only an active widget accepts bookings." }),
+    created_at: z.string(),
+  })
+  .openapi("BookingWidget", { example: bookingWidgetExample });
+
+export const BookingWidgetListResponse = z
+  .object({ success: z.literal(true), booking_widgets: z.array(BookingWidget), pagination: PaginationSchema })
+  .openapi("BookingWidgetListResponse", {
+    example: { success: true, booking_widgets: [bookingWidgetExample], pagination: { page: 1, limit: 20, total: 1 } },
+  });
+
+export const ListBookingWidgetsQuery = paginationQuery;

@@ -1,0 +1,9 @@
+import { createRouter } from "@/lib/create-app";
+import * as handlers from "./calendar.handlers";
+import * as routes from "./calendar.routes";
+
+export const calendarRouter = createRouter()
+  .openapi(routes.getCalendarHours, handlers.getCalendarHours)
+  .openapi(routes.setCalendarHours, handlers.setCalendarHours)
+  .openapi(routes.listAvailability, handlers.listAvailability)
+  .openapi(routes.createBooking, handlers.createBooking);

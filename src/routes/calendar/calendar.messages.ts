@@ -1,0 +1,34 @@
+/** Messages shared by the calendar, bookings and appointments routes (SPEC's where it gives one). */
+export const calendarMessages = {
+  /** SPEC: a slot outside the hours, in the past or taken. */
+  slotUnavailable: "This time slot is no longer available.",
+  /** SPEC: 400 misconfigured calendar. */
+  misconfigured: "Calendar is misconfigured: no working hours are set for this calendar. Set them with PUT /calendar/hours.",
+  hoursNotSet: "No working hours are set for this calendar",
+  timezone: "timezone must be an IANA time zone name, e.g. America/New_York",
+  slotMinutes: "slot_minutes must be a whole number from 5 to 240, in steps of 5",
+  days: "days must be an array of { weekday, start, end } ranges",
+  daysTooMany: "days may contain at most 50 ranges",
+  weekday: "must be an integer from 0 (Sunday) to 6 (Saturday)",
+  start: "must be a time of day HH:MM, from 00:00 to 23:59",
+  end: "must be a time of day HH:MM, from 00:01 to 24:00",
+  startBeforeEnd: (i: number) => `days.${i}.end must be after days.${i}.start`,
+  shorterThanSlot: (i: number, slot: number) => `days.${i} is shorter than one slot (${slot} minutes)`,
+  overlap: (j: number, i: number, day: string, a: string, b: string) => `days.${j} (${day} ${a}) overlaps days.${i} (${day} ${b})`,
+  startAt: "start_at must be an ISO 8601 date-time with a UTC offset, e.g. 2026-12-01T14:00:00.000Z",
+  namesRequired: "first_name and last_name are required",
+  contactMethodRequired: "phone or email is required",
+  contactNotFound: "Contact not found",
+  unknownWidget: "Unknown booking_widget_uuid",
+  inactiveWidget: "booking_widget_uuid refers to an inactive booking widget",
+  widgetOtherMember: "booking_widget_uuid books another team member's calendar; name that team member or none",
+  widgetDuration: (duration: number, slot: number) =>
+    `The booking widget's duration_minutes (${duration}) does not match the calendar's slot_minutes (${slot})`,
+} as const;
+
+export const WEEKDAY_NAMES = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"] as const;
+
+export const MIN_SLOT_MINUTES = 5;
+export const MAX_SLOT_MINUTES = 240;
+export const DEFAULT_SLOT_MINUTES = 30;
+export const MAX_DAY_RANGES = 50;

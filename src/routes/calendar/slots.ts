@@ -1,0 +1,190 @@
+import { IANAZone } from "luxon";
+import type { WorkingDay } from "@/db/schema";
+import { DAY_MS } from "@/lib/time";
+import { utcToWallClock, wallClockPartsToUtc } from "@/lib/zoned-time";
+
+/** A calendar's working hours, as stored. */
+export interface WorkingHours {
+  timezone: string;
+  slotMinutes: number;
+  days: WorkingDay[];
+}
+
+/** One slot: [start, end) as epoch milliseconds. */
+export interface Slot {
+  start: number;
+  end: number;
+}
+
+/** A slot with the calendar zone's UTC offset (minutes east of UTC) at its start and its end. */
+export interface ZonedSlot extends Slot {
+  startOffset: number;
+  endOffset: number;
+}
+
+/** `HH:MM` (00:00 .. 24:00) as minutes after midnight. */
+export const minutesOfDay = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+
+const MINUTES_PER_DAY = 1440;
+
+// Calendar-date arithmetic on YYYY-MM-DD: dates carry no zone, so UTC midnights are exact.
+// Years past 9999 (the day after 9999-12-31) print in ISO's expanded form, +010000-01-01.
+const dateMs = (date: string) => Date.parse(`${date}T00:00:00.000Z`);
+const dateOf = (ms: number) => {
+  const iso = new Date(ms).toISOString();
+  return iso.slice(0, iso.indexOf("T"));
+};
+
+export const nextDate = (date: string) => dateOf(dateMs(date) + DAY_MS);
+export const previousDate = (date: string) => dateOf(dateMs(date) - DAY_MS);
+
+/** 0 = Sunday ... 6 = Saturday: the weekday of a calendar date does not depend on a zone. */
+export const weekdayOf = (date: string) => new Date(dateMs(date)).getUTCDay();
+
+/** Longest list `datesBetween` returns; ranges are validated to 90 days long before. */
+const MAX_DATES = 366;
+
+/** Every date from `from` to `to`, both included (counted, so no string comparison can run away). */
+export function datesBetween(from: string, to: string): string[] {
+  const start = dateMs(from);
+  const count = Math.round((dateMs(to) - start) / DAY_MS) + 1;
+  if (!Number.isFinite(count) || count < 1) return [];
+  return Array.from({ length: Math.min(count, MAX_DATES) }, (_, i) => dateOf(start + i * DAY_MS));
+}
+
+const DATE_PARTS = /^([+-]?\d{4,6})-(\d{2})-(\d{2})$/;
+
+/**
+ * The UTC instant of wall-clock `minutes` after midnight on `date` in `zone`, through the
+ * shared DST policy (src/lib/zoned-time.ts): a time in a spring-forward gap moves forward by
+ * the gap, a time in a fall-back overlap is its first (earlier) occurrence. 24:00 is midnight
+ * at the start of the next day. Null when the zone cannot place the time.
+ */
+export function wallClockInstant(date: string, minutes: number, zone: string): number | null {
+  const day = minutes >= MINUTES_PER_DAY ? nextDate(date) : date;
+  const m = minutes % MINUTES_PER_DAY;
+  const parts = DATE_PARTS.exec(day);
+  if (!parts) return null;
+  const [year, month, dayOfMonth] = parts.slice(1).map(Number) as [number, number, number];
+  const resolved = wallClockPartsToUtc({ year, month, day: dayOfMonth, hour: Math.floor(m / 60), minute: m % 60 }, zone);
+  return resolved ? resolved.utc.getTime() : null;
+}
+
+/**
+ * Every slot of the working hours on one local date, in time order. Each working range is
+ * turned into a real (UTC) interval first and then cut into slots of `slotMinutes` elapsed
+ * minutes, so a DST change inside a range neither loses nor repeats time: on a
+ * spring-forward night the hour that does not exist has no slot, on a fall-back night the
+ * hour that happens twice has two (with different UTC instants and offsets). A slot must
+ * end by the end of its range. Slots never overlap.
+ */
+export function slotsOnDate(hours: WorkingHours, date: string): ZonedSlot[] {
+  const weekday = weekdayOf(date);
+  const step = hours.slotMinutes * 60_000;
+  const zone = IANAZone.create(hours.timezone);
+  const candidates: ZonedSlot[] = [];
+  for (const range of hours.days) {
+    if (range.weekday !== weekday) continue;
+    const from = wallClockInstant(date, minutesOfDay(range.start), hours.timezone);
+    const to = wallClockInstant(date, minutesOfDay(range.end), hours.timezone);
+    if (from === null || to === null) continue;
+    // Offsets come from the tz database: asked once per range when both ends agree (no zone
+    // changes its offset twice within a day), per slot when a DST change falls inside the range.
+    const fromOffset = zone.offset(from);
+    const steady = fromOffset === zone.offset(to);
+    const offsetAt = (t: number) => (steady ? fromOffset : zone.offset(t));
+    for (let t = from; t + step <= to; t += step) {
+      candidates.push({ start: t, end: t + step, startOffset: offsetAt(t), endOffset: offsetAt(t + step) });
+    }
+  }
+  candidates.sort((a, b) => a.start - b.start);
+  // Ranges do not overlap in wall-clock time, but a boundary moved by a DST gap could make two
+  // of them touch the same real minutes: keep the first slot of any overlapping pair.
+  const slots: ZonedSlot[] = [];
+  for (const slot of candidates) {
+    const last = slots[slots.length - 1];
+    if (!last || slot.start >= last.end) slots.push(slot);
+  }
+  return slots;
+}
+
+/** True when [a.start, a.end) and [b.start, b.end) share time. */
+export const overlaps = (a: Slot, b: Slot) => a.start < b.end && b.start < a.end;
+
+export interface AvailableDate {
+  date: string;
+  weekday: number;
+  slots: ZonedSlot[];
+}
+
+/**
+ * Free slots per local date from `from` to `to`: the working hours' slots that start after
+ * `now` and overlap no busy interval (live appointments). Dates without a free slot are left
+ * out.
+ */
+export function availableDates(
+  hours: WorkingHours,
+  range: { from: string; to: string },
+  busy: readonly Slot[],
+  now: number,
+): AvailableDate[] {
+  // Busy intervals by start; one that starts more than the longest busy length before a slot
+  // cannot reach it, so a pointer moving forward skips them (slots come in time order).
+  const sorted = [...busy].sort((a, b) => a.start - b.start);
+  const longest = sorted.reduce((max, b) => Math.max(max, b.end - b.start), 0);
+  let first = 0;
+  const isBusy = (slot: Slot) => {
+    while (first < sorted.length && sorted[first]!.start < slot.start - longest) first++;
+    for (let i = first; i < sorted.length && sorted[i]!.start < slot.end; i++) if (overlaps(slot, sorted[i]!)) return true;
+    return false;
+  };
+  const result: AvailableDate[] = [];
+  for (const date of datesBetween(range.from, range.to)) {
+    const free = slotsOnDate(hours, date).filter((slot) => slot.start > now && !isBusy(slot));
+    if (free.length > 0) result.push({ date, weekday: weekdayOf(date), slots: free });
+  }
+  return result;
+}
+
+/**
+ * The slot that starts exactly at `start`, if the working hours have one (on its local date
+ * or, for a range ending at 24:00 pushed past midnight by DST, the date before).
+ */
+export function slotStartingAt(hours: WorkingHours, start: number): ZonedSlot | null {
+  const date = utcToWallClock(start, hours.timezone).date;
+  for (const d of [date, previousDate(date)]) {
+    const found = slotsOnDate(hours, d).find((slot) => slot.start === start);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** The UTC interval covering every slot of the local dates `from`..`to` (for busy-time queries). */
+export function rangeBounds(hours: WorkingHours, from: string, to: string): Slot | null {
+  const start = wallClockInstant(from, 0, hours.timezone);
+  // A range may end at 24:00, which a DST gap can push into the next day: one day of margin.
+  const end = wallClockInstant(nextDate(nextDate(to)), 0, hours.timezone);
+  return start === null || end === null ? null : { start, end };
+}
+
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/** ISO 8601 local time with its offset, e.g. 2026-12-01T09:00:00.000-05:00. */
+export function localIso(instant: number, offsetMinutes: number) {
+  const wall = new Date(instant + offsetMinutes * 60_000).toISOString().slice(0, -1);
+  const abs = Math.abs(offsetMinutes);
+  return `${wall}${offsetMinutes < 0 ? "-" : "+"}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}
+
+/** A slot as the API shows it: UTC instants plus the wall clock in the calendar's zone. */
+export function publicSlot(slot: ZonedSlot) {
+  const localStart = localIso(slot.start, slot.startOffset);
+  const clock = localStart.indexOf("T") + 1;
+  return {
+    start_at: new Date(slot.start).toISOString(),
+    end_at: new Date(slot.end).toISOString(),
+    time: localStart.slice(clock, clock + 5),
+    local_start: localStart,
+    local_end: localIso(slot.end, slot.endOffset),
+  };
+}
