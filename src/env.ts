@@ -1,9 +1,18 @@
 import type { RateLimiter } from "@/durable-objects/rate-limiter";
+import type { CallMessage } from "@/jobs/call-message";
 
 /** Bindings and variables from wrangler.toml, `.dev.vars` and Worker secrets. */
 export interface Env {
   DB: D1Database;
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  /** Producer of the `voice-calls` queue (Voice AI call dispatch, src/jobs). */
+  CALL_QUEUE: Queue<CallMessage>;
+  /** Who places Voice AI calls: `simulated` (default) or `vapi`. */
+  VOICE_PROVIDER?: string;
+  /** Secret: Vapi private API key, required when VOICE_PROVIDER is `vapi`. */
+  VAPI_API_KEY?: string;
+  /** Vapi API base URL; default https://api.vapi.ai. */
+  VAPI_BASE_URL?: string;
   /** Prefix of access tokens (`<prefix>_...`) and rotate keys (`<prefix>r_...`). */
   TOKEN_PREFIX: string;
   /** Optional secret mixed into token hashes (HMAC-SHA256) so a leaked table is useless. */

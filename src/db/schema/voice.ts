@@ -12,6 +12,8 @@ export const voiceAgents = sqliteTable(
       .references(() => agencies.id),
     name: text("name").notNull(),
     status: text("status", { enum: ["active", "inactive"] }).notNull(),
+    /** The agent's id at the voice provider (a Vapi assistant id); null for the simulated provider. */
+    providerAgentId: text("provider_agent_id"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -30,9 +32,15 @@ export const voicePhoneNumbers = sqliteTable(
       .notNull()
       .references(() => voiceAgents.id),
     number: text("number").notNull(),
+    /** The number's id at the voice provider (a Vapi phone number id); null for the simulated provider. */
+    providerNumberId: text("provider_number_id"),
     createdAt: createdAt(),
   },
-  (t) => [index("voice_phone_numbers_agent_idx").on(t.agentId)],
+  (t) => [
+    index("voice_phone_numbers_agent_idx").on(t.agentId),
+    // One agency cannot hold the same caller id twice (two agents would both claim it).
+    uniqueIndex("voice_phone_numbers_agency_number_unique").on(t.agencyId, t.number),
+  ],
 );
 
 export const callStatuses = ["scheduled", "queued", "in-progress", "completed", "failed", "canceled"] as const;

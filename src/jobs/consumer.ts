@@ -1,0 +1,65 @@
+import { createDb } from "@/db/client";
+import type { Env } from "@/env";
+import { createLogger } from "@/lib/logger";
+import { CALL_DLQ_NAME, retryDelaySeconds, type CallMessage } from "./call-message";
+import { dialCall, failUndialed, pollCall, type DispatchDeps, type DispatchResult } from "./dispatch";
+import { providerFor, type VoiceProvider } from "./providers";
+
+const isCallMessage = (body: unknown): body is CallMessage =>
+  typeof body === "object" &&
+  body !== null &&
+  ((body as CallMessage).type === "dial" || (body as CallMessage).type === "poll") &&
+  typeof (body as CallMessage).call_id === "string";
+
+/**
+ * The `voice-calls` consumer (and its dead-letter queue). Messages are handled one by one;
+ * each is acked or retried explicitly, so one failure never redelivers the whole batch.
+ * An unexpected error (D1 unavailable, a bug) retries the message with backoff; after the
+ * queue's `max_retries` it goes to `voice-calls-dlq`, where the call is marked failed.
+ */
+export async function handleCallBatch(
+  batch: MessageBatch<unknown>,
+  env: Env,
+  options: { provider?: VoiceProvider; now?: number } = {},
+): Promise<void> {
+  const logger = createLogger({ job: "voice-calls", queue: batch.queue }, env.LOG_LEVEL);
+  const db = createDb(env.DB);
+
+  if (batch.queue === CALL_DLQ_NAME) {
+    for (const message of batch.messages) {
+      if (isCallMessage(message.body) && message.body.type === "dial" && (await failUndialed(db, message.body.call_id, options.now))) {
+        logger.error("voice call dead-lettered; marked failed", { call_id: message.body.call_id });
+      }
+      message.ack();
+    }
+    return;
+  }
+
+  let provider: VoiceProvider;
+  try {
+    provider = options.provider ?? providerFor(env);
+  } catch (error) {
+    logger.error("voice provider misconfigured", { error: (error as Error).message });
+    for (const message of batch.messages) message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+    return;
+  }
+
+  const deps: DispatchDeps = { db, queue: env.CALL_QUEUE, provider, logger, now: options.now };
+  for (const message of batch.messages) {
+    if (!isCallMessage(message.body)) {
+      logger.warn("dropping a malformed voice-calls message", { message_id: message.id });
+      message.ack();
+      continue;
+    }
+    let result: DispatchResult;
+    try {
+      result = message.body.type === "dial" ? await dialCall(deps, message.body.call_id) : await pollCall(deps, message.body.call_id);
+    } catch (error) {
+      logger.error("voice call dispatch crashed", { call_id: message.body.call_id, error: (error as Error).message });
+      result = { action: "retry", delaySeconds: retryDelaySeconds(message.attempts), outcome: "error" };
+    }
+    logger.info("voice call message", { call_id: message.body.call_id, type: message.body.type, attempts: message.attempts, ...result });
+    if (result.action === "retry") message.retry({ delaySeconds: result.delaySeconds });
+    else message.ack();
+  }
+}

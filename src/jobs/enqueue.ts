@@ -1,0 +1,50 @@
+import type { Db } from "@/db/client";
+import { voiceCalls } from "@/db/schema";
+import { and, eq } from "drizzle-orm";
+import { MAX_QUEUE_DELAY_SECONDS, MAX_SEND_BATCH, secondsUntil, type CallMessage } from "./call-message";
+
+export interface DueCall {
+  id: string;
+  dueAt: string;
+}
+
+/**
+ * The queue delay that makes a call arrive when due. Only calls due within the queue's
+ * maximum delay may be sent (a larger `delaySeconds` makes `send()` throw); callers keep
+ * later ones `scheduled`, so exceeding it here is a bug and throws before anything is sent.
+ */
+export function queueDelayFor(dueAt: string, now: number): number {
+  const delay = secondsUntil(dueAt, now);
+  if (delay > MAX_QUEUE_DELAY_SECONDS) {
+    throw new RangeError(`A call due at ${dueAt} is ${delay}s away, beyond the queue's maximum delay of ${MAX_QUEUE_DELAY_SECONDS}s`);
+  }
+  return delay;
+}
+
+/** Sends one `dial` message per call, each delayed until the call is due. */
+export async function sendDials(queue: Queue<CallMessage>, calls: DueCall[], now: number): Promise<void> {
+  const requests = calls.map((c) => ({
+    body: { type: "dial", call_id: c.id } satisfies CallMessage,
+    delaySeconds: queueDelayFor(c.dueAt, now),
+  }));
+  for (let i = 0; i < requests.length; i += MAX_SEND_BATCH) {
+    await queue.sendBatch(requests.slice(i, i + MAX_SEND_BATCH));
+  }
+}
+
+export const sendPoll = (queue: Queue<CallMessage>, callId: string, delaySeconds: number) =>
+  queue.send({ type: "poll", call_id: callId }, { delaySeconds: Math.min(Math.max(0, Math.ceil(delaySeconds)), MAX_QUEUE_DELAY_SECONDS) });
+
+/**
+ * Enqueues a call just created as `queued`. `enqueued_at` is set only once the message is
+ * accepted; if sending fails the call stays `queued` with no `enqueued_at`, and the cron
+ * sends it when due. Returns whether the message was sent.
+ */
+export async function enqueueNewCall(db: Db, queue: Queue<CallMessage>, call: DueCall, now: number): Promise<boolean> {
+  await sendDials(queue, [call], now);
+  await db
+    .update(voiceCalls)
+    .set({ enqueuedAt: new Date(now).toISOString() })
+    .where(and(eq(voiceCalls.id, call.id), eq(voiceCalls.status, "queued")));
+  return true;
+}

@@ -1,0 +1,121 @@
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, or } from "drizzle-orm";
+import { createDb, type Db } from "@/db/client";
+import { voiceCalls } from "@/db/schema";
+import type { Env } from "@/env";
+import { createLogger } from "@/lib/logger";
+import {
+  CRON_LOOKAHEAD_SECONDS,
+  endedReasons,
+  MAX_CALL_DURATION_SECONDS,
+  REENQUEUE_AFTER_SECONDS,
+  STUCK_GRACE_SECONDS,
+  SWEEP_LIMIT,
+  type CallMessage,
+} from "./call-message";
+import { sendDials, sendPoll } from "./enqueue";
+
+export interface SweepReport {
+  closed: number;
+  promoted: number;
+  reenqueued: number;
+  polled: number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** At most SWEEP_LIMIT ids matching `where`, oldest due first (UPDATE ... LIMIT is not in D1's SQLite). */
+const batchOf = (db: Db, where: ReturnType<typeof and>) =>
+  db.select({ id: voiceCalls.id }).from(voiceCalls).where(where).orderBy(asc(voiceCalls.dueAt)).limit(SWEEP_LIMIT);
+
+/**
+ * The every-minute sweep, with `now` the cron's scheduled time:
+ * 1. closes calls that can no longer finish: `queued` and not dialed by their due time plus the
+ *    maximum call duration and a grace period (`dispatch-timed-out`), `in-progress` past the
+ *    maximum duration plus grace (`exceeded-max-duration`); both `failed`, never charged;
+ * 2. enqueues `scheduled` calls that fall due before the next run, each with its delay;
+ * 3. re-enqueues `queued` calls that are due but were never sent, or whose message got lost;
+ * 4. re-polls `in-progress` calls whose provider has not been asked for a while.
+ * Every step is a conditional UPDATE whose RETURNING rows are what gets sent, so two sweeps
+ * running at once do not double-send, and a duplicate message is harmless anyway (the claim).
+ */
+export async function sweepCalls(db: Db, queue: Queue<CallMessage>, now: number): Promise<SweepReport> {
+  const at = iso(now);
+  const giveUpBefore = iso(now - (MAX_CALL_DURATION_SECONDS + STUCK_GRACE_SECONDS) * 1000);
+  const staleBefore = iso(now - REENQUEUE_AFTER_SECONDS * 1000);
+
+  const closedQueued = await db
+    .update(voiceCalls)
+    .set({ status: "failed", endedReason: endedReasons.dispatchTimedOut, endedAt: at, durationSeconds: 0, costCents: 0, updatedAt: at })
+    .where(and(eq(voiceCalls.status, "queued"), lte(voiceCalls.dueAt, giveUpBefore)))
+    .returning({ id: voiceCalls.id });
+  const closedRunning = await db
+    .update(voiceCalls)
+    .set({ status: "failed", endedReason: endedReasons.exceededMaxDuration, endedAt: at, costCents: 0, updatedAt: at })
+    .where(and(eq(voiceCalls.status, "in-progress"), or(isNull(voiceCalls.startedAt), lte(voiceCalls.startedAt, giveUpBefore))))
+    .returning({ id: voiceCalls.id });
+
+  const dueSoon = and(eq(voiceCalls.status, "scheduled"), lte(voiceCalls.dueAt, iso(now + CRON_LOOKAHEAD_SECONDS * 1000)));
+  const promoted = await db
+    .update(voiceCalls)
+    .set({ status: "queued", enqueuedAt: at, updatedAt: at })
+    .where(and(dueSoon, inArray(voiceCalls.id, batchOf(db, dueSoon))))
+    .returning({ id: voiceCalls.id, dueAt: voiceCalls.dueAt });
+  await sendOrRelease(db, queue, promoted, now);
+
+  const stuck = and(
+    eq(voiceCalls.status, "queued"),
+    or(
+      and(isNull(voiceCalls.enqueuedAt), lte(voiceCalls.dueAt, iso(now + CRON_LOOKAHEAD_SECONDS * 1000))),
+      and(lte(voiceCalls.dueAt, staleBefore), lte(voiceCalls.enqueuedAt, staleBefore)),
+    ),
+  );
+  const reenqueued = await db
+    .update(voiceCalls)
+    .set({ enqueuedAt: at, updatedAt: at })
+    .where(and(stuck, inArray(voiceCalls.id, batchOf(db, stuck))))
+    .returning({ id: voiceCalls.id, dueAt: voiceCalls.dueAt });
+  await sendOrRelease(db, queue, reenqueued, now);
+
+  const unpolled = and(
+    eq(voiceCalls.status, "in-progress"),
+    isNotNull(voiceCalls.providerCallId),
+    lte(voiceCalls.updatedAt, staleBefore),
+    gt(voiceCalls.startedAt, giveUpBefore),
+  );
+  const polled = await db
+    .update(voiceCalls)
+    .set({ updatedAt: at })
+    .where(and(unpolled, inArray(voiceCalls.id, batchOf(db, unpolled))))
+    .returning({ id: voiceCalls.id });
+  for (const call of polled) await sendPoll(queue, call.id, 0);
+
+  return {
+    closed: closedQueued.length + closedRunning.length,
+    promoted: promoted.length,
+    reenqueued: reenqueued.length,
+    polled: polled.length,
+  };
+}
+
+/** Sends dial messages; when the queue refuses, clears `enqueued_at` so the next run tries again. */
+async function sendOrRelease(db: Db, queue: Queue<CallMessage>, calls: { id: string; dueAt: string }[], now: number) {
+  if (calls.length === 0) return;
+  try {
+    await sendDials(queue, calls, now);
+  } catch (error) {
+    // D1 binds at most 100 parameters per statement.
+    for (let i = 0; i < calls.length; i += 90) {
+      const ids = calls.slice(i, i + 90).map((c) => c.id);
+      await db.update(voiceCalls).set({ enqueuedAt: null }).where(and(eq(voiceCalls.status, "queued"), inArray(voiceCalls.id, ids)));
+    }
+    throw error;
+  }
+}
+
+/** The Cron Trigger: one sweep per run, timed by the controller's scheduled time. */
+export async function handleScheduled(controller: ScheduledController, env: Env): Promise<SweepReport> {
+  const logger = createLogger({ job: "voice-sweep", cron: controller.cron }, env.LOG_LEVEL);
+  const report = await sweepCalls(createDb(env.DB), env.CALL_QUEUE, controller.scheduledTime);
+  logger.info("voice call sweep", { ...report });
+  return report;
+}

@@ -1,0 +1,63 @@
+import { DateTime } from "luxon";
+import { MAX_QUEUE_DELAY_SECONDS, secondsUntil } from "@/jobs/call-message";
+import { badRequest } from "@/lib/errors";
+import { DAY_MS } from "@/lib/time";
+import { wallClockToUtc, type WallClockResolution } from "@/lib/zoned-time";
+import { MAX_SCHEDULE_DAYS, voiceMessages } from "./voice-ai.schemas";
+
+export interface CallTiming {
+  /** When to dial (UTC, ISO). */
+  dueAt: string;
+  /** What the partner asked for, resolved to UTC; null for a call placed at once. */
+  scheduledAt: string | null;
+  /** `queued` when the queue can hold it until due (24 h), else `scheduled` for the cron. */
+  status: "queued" | "scheduled";
+  /** Seconds until due, as sent to the queue. */
+  delaySeconds: number;
+}
+
+// UTC offsets in use run from -12:00 to +14:00.
+const WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-](0\d|1[0-4]):[0-5]\d)$/i;
+
+/**
+ * `scheduled_at` without an offset is wall-clock time in the agency's calling timezone,
+ * converted by src/lib/zoned-time.ts: a time in a spring-forward gap moves forward by the gap
+ * (02:30 -> 03:30), a time in a fall-back overlap takes the first (earlier) instant. With `Z`
+ * or an offset it is that instant.
+ */
+export function parseScheduledAt(value: string, timezone: string): { utc: Date; resolution: WallClockResolution } {
+  if (WITH_OFFSET.test(value)) {
+    const dt = DateTime.fromISO(value, { setZone: true });
+    if (!dt.isValid) throw badRequest(voiceMessages.scheduledFormat);
+    return { utc: dt.toJSDate(), resolution: "exact" };
+  }
+  const resolved = wallClockToUtc(value, timezone);
+  if (!resolved) throw badRequest(voiceMessages.scheduledFormat);
+  return resolved;
+}
+
+export function callTiming(
+  input: { delay_seconds?: number | null; scheduled_at?: string | null },
+  timezone: string,
+  now: number,
+): CallTiming {
+  let due = now;
+  let scheduledAt: string | null = null;
+  if (input.scheduled_at != null) {
+    const parsed = parseScheduledAt(input.scheduled_at, timezone);
+    due = parsed.utc.getTime();
+    if (due < now) throw badRequest(voiceMessages.scheduledPast);
+    if (due > now + MAX_SCHEDULE_DAYS * DAY_MS) throw badRequest(voiceMessages.scheduledTooFar);
+    scheduledAt = new Date(due).toISOString();
+  } else if (input.delay_seconds) {
+    due = now + input.delay_seconds * 1000;
+    scheduledAt = new Date(due).toISOString();
+  }
+  const delaySeconds = secondsUntil(new Date(due), now);
+  return {
+    dueAt: new Date(due).toISOString(),
+    scheduledAt,
+    status: delaySeconds <= MAX_QUEUE_DELAY_SECONDS ? "queued" : "scheduled",
+    delaySeconds,
+  };
+}

@@ -1,0 +1,110 @@
+import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { agencies, voiceCalls, type CallStatus } from "@/db/schema";
+import { newId } from "@/lib/ids";
+import { offsetOf, type Pagination } from "@/lib/pagination";
+import { nowIso } from "@/lib/time";
+
+export type VoiceCallRow = typeof voiceCalls.$inferSelect;
+
+export const toPublicCall = (c: VoiceCallRow) => ({
+  call_uuid: c.id,
+  contact_uuid: c.contactId,
+  contact_name: c.contactName,
+  phone: c.phone,
+  direction: "outbound" as const,
+  status: c.status,
+  ended_reason: c.endedReason,
+  duration_seconds: c.durationSeconds,
+  // Every call is created with an agent; the column is nullable only for calls of other origins.
+  voice_agent_uuid: c.agentId ?? "",
+  outbound_phone_number_uuid: c.phoneNumberId,
+  scheduled_at: c.scheduledAt,
+  started_at: c.startedAt,
+  ended_at: c.endedAt,
+  summary: c.summary,
+  cost_cents: c.costCents,
+  created_at: c.createdAt,
+  updated_at: c.updatedAt,
+});
+
+const ofAgency = (agencyId: string, callId: string) => and(eq(voiceCalls.id, callId.toLowerCase()), eq(voiceCalls.agencyId, agencyId));
+
+/** The agency's calling timezone (IANA), in which `scheduled_at` wall-clock times are read. */
+export async function agencyTimezone(db: Db, agencyId: string): Promise<string> {
+  const agency = await db.select({ timezone: agencies.timezone }).from(agencies).where(eq(agencies.id, agencyId)).get();
+  return agency?.timezone ?? "UTC";
+}
+
+export const getCall = (db: Db, agencyId: string, callId: string) => db.select().from(voiceCalls).where(ofAgency(agencyId, callId)).get();
+
+export interface CallFilters {
+  status?: CallStatus;
+  contactId?: string;
+}
+
+export async function listCalls(db: Db, agencyId: string, filters: CallFilters, page: Pagination) {
+  const where = and(
+    eq(voiceCalls.agencyId, agencyId),
+    filters.status ? eq(voiceCalls.status, filters.status) : undefined,
+    filters.contactId ? eq(voiceCalls.contactId, filters.contactId) : undefined,
+  );
+  const [rows, totals] = await db.batch([
+    db
+      .select()
+      .from(voiceCalls)
+      .where(where)
+      // Newest first; rowid breaks ties between calls created in the same millisecond.
+      .orderBy(desc(voiceCalls.createdAt), desc(sql`${voiceCalls}.rowid`))
+      .limit(page.limit)
+      .offset(offsetOf(page)),
+    db.select({ total: count() }).from(voiceCalls).where(where),
+  ]);
+  return { rows, total: totals[0]?.total ?? 0 };
+}
+
+export interface NewCall {
+  contactId: string | null;
+  contactName: string | null;
+  phone: string;
+  agentId: string;
+  phoneNumberId: string;
+  status: "queued" | "scheduled";
+  scheduledAt: string | null;
+  dueAt: string;
+}
+
+export async function insertCall(db: Db, agencyId: string, input: NewCall, now = nowIso()) {
+  const row: VoiceCallRow = {
+    id: newId(),
+    agencyId,
+    ...input,
+    direction: "outbound",
+    endedReason: null,
+    durationSeconds: null,
+    enqueuedAt: null,
+    attempts: 0,
+    providerCallId: null,
+    startedAt: null,
+    endedAt: null,
+    summary: null,
+    costCents: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await db.insert(voiceCalls).values(row);
+  return row;
+}
+
+/**
+ * Cancels a call that has not been dialed. Conditional on the status, so a call the consumer
+ * claimed a moment earlier is not canceled (and a canceled call is never claimed).
+ * Returns undefined when the call is not scheduled or queued (any more).
+ */
+export const cancelCall = (db: Db, agencyId: string, callId: string) =>
+  db
+    .update(voiceCalls)
+    .set({ status: "canceled", updatedAt: nowIso() })
+    .where(and(ofAgency(agencyId, callId), inArray(voiceCalls.status, ["scheduled", "queued"])))
+    .returning()
+    .get();

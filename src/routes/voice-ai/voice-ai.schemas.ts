@@ -1,0 +1,277 @@
+import { z } from "@hono/zod-openapi";
+import { callStatuses } from "@/db/schema";
+import { uuidField, uuidParam } from "@/lib/ids";
+import { PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { phoneField } from "@/lib/phone";
+import { MAX_QUEUE_DELAY_SECONDS } from "@/jobs/call-message";
+
+export const MAX_SCHEDULE_DAYS = 365;
+export const MAX_NAME_LENGTH = 100;
+export const MAX_CONTACT_NAME_LENGTH = 200;
+
+export const voiceMessages = {
+  agentNotFound: "Voice agent not found",
+  callNotFound: "Call not found",
+  delay: `delay_seconds must be an integer from 0 to ${MAX_QUEUE_DELAY_SECONDS}`,
+  delayAndSchedule: "Send either delay_seconds or scheduled_at, not both",
+  scheduledFormat:
+    "scheduled_at must be a wall-clock time YYYY-MM-DDTHH:MM[:SS] in the agency's calling timezone, or an ISO 8601 time with an offset",
+  scheduledPast: "scheduled_at must be in the future",
+  scheduledTooFar: `scheduled_at must be within ${MAX_SCHEDULE_DAYS} days`,
+  namesRequired: "first_name and last_name are required",
+  unknownContact: "Unknown contact_uuid",
+  unknownAgent: "Unknown voice_agent_uuid",
+  inactiveAgent: "voice_agent_uuid is not active",
+  unknownNumber: "Unknown outbound_phone_number_uuid",
+  numberOfOtherAgent: "outbound_phone_number_uuid does not belong to voice_agent_uuid",
+  noAgent: "No active voice agent: ask your agency to set one up, or send voice_agent_uuid",
+  noNumber: "The voice agent has no outbound phone number: send outbound_phone_number_uuid or ask your agency to add one",
+  insufficientFunds: "Insufficient wallet balance",
+  notCancelable: (status: string) => `Only scheduled or queued calls can be canceled; this call is ${status}`,
+} as const;
+
+const agentExampleUuid = "a3c1e2d4-5b6f-4a7e-8c9d-0e1f2a3b4c5d";
+const numberExampleUuid = "b4d2f3e5-6c7a-4b8f-9d0e-1f2a3b4c5d6e";
+const callExampleUuid = "c5e3a4f6-7d8b-4c9a-8e1f-2a3b4c5d6e7f";
+const contactExampleUuid = "5d2f8a10-3c4b-4e7a-9f1d-8c6b5a4e3d21";
+
+// ---------------------------------------------------------------------------------------
+// Agents
+
+const phoneNumberExample = { outbound_phone_number_uuid: numberExampleUuid, number: "+12125550100" };
+const agentExample = {
+  agent_uuid: agentExampleUuid,
+  name: "Ava (listing follow-up)",
+  status: "active" as const,
+  phone_numbers: [phoneNumberExample],
+  created_at: "2026-11-01T09:00:00.000Z",
+  updated_at: "2026-11-01T09:00:00.000Z",
+};
+
+export const VoicePhoneNumber = z
+  .object({
+    outbound_phone_number_uuid: z.string().openapi({ description: "Send as `outbound_phone_number_uuid` to call from this number." }),
+    number: z.string().openapi({ description: "The caller id, E.164." }),
+  })
+  .openapi("VoicePhoneNumber", { example: phoneNumberExample });
+
+export const VoiceAgent = z
+  .object({
+    agent_uuid: z.string().openapi({ description: "Identifier of the agent; send as `voice_agent_uuid` when creating a call." }),
+    name: z.string(),
+    status: z.enum(["active", "inactive"]).openapi({ description: "Only `active` agents place calls." }),
+    phone_numbers: z.array(VoicePhoneNumber).openapi({ description: "Outbound caller ids of the agent, oldest first." }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("VoiceAgent", { example: agentExample });
+
+export const VoiceAgentResponse = z
+  .object({ success: z.literal(true), agent: VoiceAgent })
+  .openapi("VoiceAgentResponse", { example: { success: true, agent: agentExample } });
+
+export const VoiceAgentListResponse = z
+  .object({ success: z.literal(true), agents: z.array(VoiceAgent), pagination: PaginationSchema })
+  .openapi("VoiceAgentListResponse", {
+    example: { success: true, agents: [agentExample], pagination: { page: 1, limit: 20, total: 1 } },
+  });
+
+export const AgentParams = z.object({ agent_uuid: uuidParam("agent_uuid") });
+export const ListAgentsQuery = paginationQuery;
+
+// ---------------------------------------------------------------------------------------
+// Calls
+
+const callExample = {
+  call_uuid: callExampleUuid,
+  contact_uuid: contactExampleUuid,
+  contact_name: "Ada Lovelace",
+  phone: "+14155550123",
+  direction: "outbound" as const,
+  status: "completed" as const,
+  ended_reason: "customer-ended-call",
+  duration_seconds: 184,
+  voice_agent_uuid: agentExampleUuid,
+  outbound_phone_number_uuid: numberExampleUuid,
+  scheduled_at: "2026-11-21T15:00:00.000Z",
+  started_at: "2026-11-21T15:00:01.000Z",
+  ended_at: "2026-11-21T15:03:05.000Z",
+  summary: "Ava reached Ada Lovelace, who confirmed interest in the listing and agreed to a showing on Saturday.",
+  cost_cents: 48,
+  created_at: "2026-11-21T14:05:00.000Z",
+  updated_at: "2026-11-21T15:03:05.000Z",
+};
+
+const nullableIso = (description: string) => z.string().nullable().openapi({ description, format: "date-time" });
+
+export const VoiceCall = z
+  .object({
+    call_uuid: z.string().openapi({ description: "Identifier of the call." }),
+    contact_uuid: z.string().nullable().openapi({ description: "The linked contact; null when the call has none." }),
+    contact_name: z.string().nullable().openapi({ description: "Who is called, as the agent will address them." }),
+    phone: z.string().openapi({ description: "Destination, E.164." }),
+    direction: z.literal("outbound").openapi({ description: "Calls created through the API are `outbound`." }),
+    status: z.enum(callStatuses).openapi({
+      description:
+        "`scheduled` (due more than 24 hours ahead), `queued` (waiting to be dialed), `in-progress`, then `completed` " +
+        "(the contact talked to the agent) or `failed` (see `ended_reason`); `canceled` by you before dialing.",
+    }),
+    ended_reason: z.string().nullable().openapi({
+      description:
+        "Why the call ended, in the voice provider's vocabulary: `customer-ended-call`, `assistant-ended-call`, " +
+        "`customer-busy`, `customer-did-not-answer`, `voicemail`, ... Set by us: `dial-failed` (the provider could not " +
+        "place the call after 4 attempts), `dispatch-timed-out` (never dialed), `exceeded-max-duration` (no end " +
+        "reported within 30 minutes plus a grace period). Null until the call ends and for canceled calls.",
+    }),
+    duration_seconds: z.number().int().nullable().openapi({ description: "Talk time in seconds; null until the call ends." }),
+    voice_agent_uuid: z.string().openapi({ description: "The agent that places the call." }),
+    outbound_phone_number_uuid: z.string().nullable().openapi({ description: "The caller id used." }),
+    scheduled_at: nullableIso(
+      "When the call is due (UTC), for a call created with `scheduled_at` or a `delay_seconds` above 0; null for a call placed at once.",
+    ),
+    started_at: nullableIso("When the call connected (UTC); null until then and for calls that never connected."),
+    ended_at: nullableIso("When the call ended (UTC); null until then."),
+    summary: z.string().nullable().openapi({ description: "The provider's text summary of the conversation; null until available." }),
+    cost_cents: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "What the call cost the wallet: each started minute at the agency's rate; null until it ends." }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("VoiceCall", { example: callExample });
+
+export const VoiceCallResponse = z
+  .object({ success: z.literal(true), call: VoiceCall })
+  .openapi("VoiceCallResponse", { example: { success: true, call: callExample } });
+
+export const VoiceCallListResponse = z
+  .object({ success: z.literal(true), calls: z.array(VoiceCall), pagination: PaginationSchema })
+  .openapi("VoiceCallListResponse", {
+    example: { success: true, calls: [callExample], pagination: { page: 1, limit: 20, total: 1 } },
+  });
+
+export const CallParams = z.object({ call_uuid: uuidParam("call_uuid") });
+
+export const ListCallsQuery = paginationQuery.extend({
+  status: z
+    .enum(callStatuses, { error: `status must be one of: ${callStatuses.join(", ")}` })
+    .optional()
+    .openapi({ param: { name: "status", in: "query" }, description: "Only calls in this status.", example: "completed" }),
+  contact_uuid: uuidField("contact_uuid")
+    .transform((id) => id.toLowerCase())
+    .optional()
+    .openapi({ param: { name: "contact_uuid", in: "query" }, type: "string", format: "uuid", description: "Only calls of this contact.", example: contactExampleUuid }),
+});
+
+const optionalName = (name: "first_name" | "last_name", example: string) =>
+  z
+    .string({ error: `${name} must be a string` })
+    .trim()
+    .min(1, `${name} cannot be blank`)
+    .max(MAX_NAME_LENGTH, `${name} must be at most ${MAX_NAME_LENGTH} characters`)
+    .nullish()
+    .openapi({
+      description: "Send with the other name field: creates a contact with this phone when none of your live contacts has it.",
+      example,
+    });
+
+/** zod-to-openapi drops `nullable` on a nullable transform; this puts it back in the document. */
+const documentedNullable = { nullable: true } as unknown as { description?: string };
+
+export const CreateCallBody = z
+  .strictObject({
+    phone: phoneField("phone").openapi({
+      description: "Destination: a 10-digit US number (punctuation allowed) or E.164. Required; returned in E.164.",
+      example: "(415) 555-0123",
+    }),
+    contact_uuid: uuidField("contact_uuid")
+      .transform((id) => id.toLowerCase())
+      .nullish()
+      .openapi({ ...documentedNullable, type: "string", format: "uuid", description: "Link this live contact of your agency.", example: contactExampleUuid }),
+    first_name: optionalName("first_name", "Ada"),
+    last_name: optionalName("last_name", "Lovelace"),
+    contact_name: z
+      .string({ error: "contact_name must be a string" })
+      .trim()
+      .min(1, "contact_name cannot be blank")
+      .max(MAX_CONTACT_NAME_LENGTH, `contact_name must be at most ${MAX_CONTACT_NAME_LENGTH} characters`)
+      .nullish()
+      .openapi({ description: "How the agent addresses the contact; defaults to the contact's first and last name.", example: "Ada Lovelace" }),
+    voice_agent_uuid: uuidField("voice_agent_uuid")
+      .transform((id) => id.toLowerCase())
+      .nullish()
+      .openapi({ ...documentedNullable, type: "string", format: "uuid", description: "An active agent of your agency; default: your first active agent.", example: agentExampleUuid }),
+    outbound_phone_number_uuid: uuidField("outbound_phone_number_uuid")
+      .transform((id) => id.toLowerCase())
+      .nullish()
+      .openapi({
+        ...documentedNullable,
+        type: "string",
+        format: "uuid",
+        description: "Caller id: one of the agent's `phone_numbers`; default: the agent's first number.",
+        example: numberExampleUuid,
+      }),
+    delay_seconds: z
+      .number({ error: voiceMessages.delay })
+      .int({ error: voiceMessages.delay })
+      .min(0, { error: voiceMessages.delay })
+      .max(MAX_QUEUE_DELAY_SECONDS, { error: voiceMessages.delay })
+      .nullish()
+      .openapi({ description: `Dial this many seconds from now: an integer from 0 to ${MAX_QUEUE_DELAY_SECONDS}.`, example: 0 }),
+    scheduled_at: z
+      .string({ error: voiceMessages.scheduledFormat })
+      .max(40, { error: voiceMessages.scheduledFormat })
+      .nullish()
+      .openapi({
+        description:
+          "Dial at this wall-clock time in the agency's calling timezone, `YYYY-MM-DDTHH:MM[:SS]` (e.g. `2026-12-01T10:00`). " +
+          "An ISO 8601 time with `Z` or an offset is also accepted as that exact instant.",
+        example: "2026-12-01T10:00",
+      }),
+  })
+  .superRefine((body, ctx) => {
+    if (body.delay_seconds != null && body.scheduled_at != null) {
+      ctx.addIssue({ code: "custom", path: ["scheduled_at"], message: voiceMessages.delayAndSchedule });
+    }
+    if ((body.first_name == null) !== (body.last_name == null)) {
+      ctx.addIssue({ code: "custom", path: [body.first_name == null ? "first_name" : "last_name"], message: voiceMessages.namesRequired });
+    }
+  })
+  .openapi("CreateVoiceCallRequest", {
+    example: {
+      phone: "(415) 555-0123",
+      first_name: "Ada",
+      last_name: "Lovelace",
+      voice_agent_uuid: agentExampleUuid,
+      scheduled_at: "2026-12-01T10:00",
+    },
+  });
+
+export type CreateCallInput = z.infer<typeof CreateCallBody>;
+
+// ---------------------------------------------------------------------------------------
+// Wallet
+
+const walletExample = {
+  balance_cents: 4952,
+  currency: "USD",
+  rate_per_minute_cents: 12,
+  updated_at: "2026-11-21T15:03:05.000Z",
+};
+
+export const VoiceWallet = z
+  .object({
+    balance_cents: z.number().int().openapi({
+      description: "Balance in cents. Creating a call needs a balance above 0; a finished call may take it below 0.",
+    }),
+    currency: z.string().openapi({ description: "ISO 4217 currency of the balance.", example: "USD" }),
+    rate_per_minute_cents: z.number().int().openapi({ description: "What each started minute of a completed call costs." }),
+    updated_at: z.string().nullable().openapi({ description: "Last change of the balance; null before the first credit." }),
+  })
+  .openapi("VoiceWallet", { example: walletExample });
+
+export const VoiceWalletResponse = z
+  .object({ success: z.literal(true), wallet: VoiceWallet })
+  .openapi("VoiceWalletResponse", { example: { success: true, wallet: walletExample } });
