@@ -12,7 +12,14 @@ export default defineConfig(async () => {
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
-          bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: "silent" },
+          // Pinned here so a developer's .dev.vars (which the plugin also reads) cannot change them.
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+            LOG_LEVEL: "silent",
+            VOICE_PROVIDER: "simulated",
+            TOKEN_PEPPER: "",
+          },
         },
       }),
     ],

@@ -5,7 +5,17 @@ import { adminRouter } from "@/admin/admin.index";
 import { authRouter } from "@/routes/auth/auth.index";
 import { contactsRouter } from "@/routes/contacts/contacts.index";
 import { fieldsRouter } from "@/routes/fields/fields.index";
+import { messagesRouter } from "@/routes/messages/messages.index";
+import { pathsRouter } from "@/routes/paths/paths.index";
+import { analyticsRouter } from "@/routes/analytics/analytics.index";
 import { getOpenApiDocument } from "@/routes/meta/meta.routes";
+import { voiceAiRouter } from "@/routes/voice-ai/voice-ai.index";
+import { leadOrdersRouter } from "@/routes/lead-orders/lead-orders.index";
+import { usersRouter } from "@/routes/users/users.index";
+import { settingsRouter } from "@/routes/settings/settings.index";
+import { appointmentsRouter } from "@/routes/appointments/appointments.index";
+import { bookingWidgetsRouter } from "@/routes/booking-widgets/booking-widgets.index";
+import { calendarRouter } from "@/routes/calendar/calendar.index";
 
 export const API_BASE = "/api/v2";
 
@@ -20,6 +30,16 @@ export function buildPartnerApi() {
   api.route("/", authRouter);
   api.route("/", contactsRouter);
   api.route("/", fieldsRouter);
+  api.route("/", calendarRouter);
+  api.route("/", appointmentsRouter);
+  api.route("/", bookingWidgetsRouter);
+  api.route("/", messagesRouter);
+  api.route("/", pathsRouter);
+  api.route("/", analyticsRouter);
+  api.route("/", leadOrdersRouter);
+  api.route("/", usersRouter);
+  api.route("/", settingsRouter);
+  api.route("/", voiceAiRouter);
 
   let document: ReturnType<typeof api.getOpenAPIDocument> | undefined;
   const openApiDocument = () =>
@@ -40,6 +60,16 @@ export function buildPartnerApi() {
         { name: "Authentication", description: "Token renewal." },
         { name: "Contacts", description: "Contact CRM: create, read, update, soft-delete and restore; tags and sources." },
         { name: "Fields", description: "Custom field definitions used by contacts' `custom_fields`." },
+        { name: "Messages", description: "Inbox: SMS to and from contacts, internal notes, read state." },
+        { name: "Paths", description: "Path builder: draft, publish and version history of paths (funnels); a thin catalog for analytics keys." },
+        { name: "Analytics", description: "Path Analytics: views, leads, bookings and conversion rates per path and step." },
+        { name: "Calendar", description: "Working hours, available slots and bookings of the agency calendar and of team members' calendars." },
+        { name: "Appointments", description: "Booked appointments: list, read, reschedule, notes and status, cancel." },
+        { name: "Booking widgets", description: "Booking widgets set up by the agency, to book through." },
+        { name: "Lead orders", description: "Lead orders bought by the agency: read, change daily cap and states, pause or resume, cancel." },
+        { name: "Users", description: "Agency team members, invites and roles." },
+        { name: "Settings", description: "Curated agency settings: name, calling timezone and hours, booking and voice defaults. Never secrets." },
+        { name: "Voice AI", description: "Voice AI agents, outbound calls (placed now, after a delay or at a scheduled time), cancel, and the wallet that pays for them." },
         { name: "Meta", description: "This document." },
       ],
     })));

@@ -466,16 +466,3 @@ describe("path events", () => {
   });
 });
 
-describe("records whose resources arrive later", () => {
-  it.each([
-    ["voice-agents", { name: "Ava", phone_numbers: ["+12125550100"] }],
-    ["lead-orders", { name: "Texas", daily_max: 5, states: ["TX"] }],
-    ["booking-widgets", { name: "Intro call", duration_minutes: 30 }],
-    ["messages", { contact_uuid: UNKNOWN_UUID, channel: "sms", direction: "inbound", body: "Hi" }],
-    ["wallet/credit", { amount_cents: 5000 }],
-  ])("POST /agencies/{id}/%s answers 501 in the error envelope", async (resource, body) => {
-    const agencyUuid = await createAgency();
-    const res = await admin("POST", `/agencies/${agencyUuid}/${resource}`, body);
-    expectError(res, 501, /not available yet/, "not_implemented");
-  });
-});

@@ -3,6 +3,10 @@
 // Each record is looked up first and a 409 counts as "already there", so re-running
 // adds nothing.
 import { errorMessage, requestJson } from "./http.mjs";
+import { seedCalendar } from "./seed-calendar.mjs";
+import { seedPathsAndMessages } from "./seed-paths-messages.mjs";
+import { seedOrdersAndUsers } from "./seed-orders-users.mjs";
+import { seedVoice } from "./seed-voice.mjs";
 
 export const DEMO_AGENCY = { name: "Demo Agency", timezone: "America/New_York" };
 export const DEMO_KEY_NAME = "Demo key";
@@ -149,6 +153,10 @@ export async function seed({ baseUrl, adminToken, log = () => {} }) {
     if (!(error instanceof SeedError)) throw error;
     notes.push(`Sample data is incomplete: ${error.message}`);
   }
+  await seedPathsAndMessages({ baseUrl, adminToken, agencyUuid: agency.agency_uuid, token: key.accessToken, log, notes });
+  await seedOrdersAndUsers({ baseUrl, adminToken, agencyUuid: agency.agency_uuid, token: key.accessToken, log, notes });
+  await seedCalendar({ baseUrl, adminToken, agencyUuid: agency.agency_uuid, token: key.accessToken, log, notes });
+  await seedVoice({ baseUrl, adminToken, agencyUuid: agency.agency_uuid, token: key.accessToken, log, notes });
   return { agency, key, notes };
 }
 

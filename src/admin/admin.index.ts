@@ -3,6 +3,11 @@ import { ApiError } from "@/lib/errors";
 import { adminAuth } from "./admin-auth";
 import * as handlers from "./admin.handlers";
 import * as routes from "./admin.routes";
+import { voiceAdminRouter } from "./voice.admin";
+import { bookingWidgetsAdminRouter } from "./booking-widgets.admin";
+import { messagesAdminRouter } from "./messages.admin";
+import { leadOrdersAdminRouter } from "./lead-orders.admin";
+import { settingsAdminRouter } from "./settings.admin";
 
 const router = createRouter();
 router.openAPIRegistry.registerComponent("securitySchemes", routes.ADMIN_BEARER, { type: "http", scheme: "bearer" });
@@ -20,6 +25,11 @@ router
   .openapi(routes.createLegacyCalendarToken, handlers.createLegacyCalendarToken)
   .openapi(routes.createMember, handlers.createMember)
   .openapi(routes.createPathEvent, handlers.createPathEvent);
+router.route("/", messagesAdminRouter);
+router.route("/", bookingWidgetsAdminRouter);
+router.route("/", leadOrdersAdminRouter);
+router.route("/", settingsAdminRouter);
+router.route("/", voiceAdminRouter);
 
 for (const path of routes.pendingRecordPaths) {
   router.post(path, adminAuth, () => {

@@ -142,10 +142,4 @@ export const createPathEvent = adminRoute({
 });
 
 /** Operator rows whose resources arrive with later issues; they answer 501 until then. */
-export const pendingRecordPaths = [
-  "/agencies/:agency_uuid/voice-agents",
-  "/agencies/:agency_uuid/lead-orders",
-  "/agencies/:agency_uuid/booking-widgets",
-  "/agencies/:agency_uuid/messages",
-  "/agencies/:agency_uuid/wallet/credit",
-] as const;
+export const pendingRecordPaths: readonly string[] = [];

@@ -1,8 +1,10 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, count, desc, eq, isNull, ne, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { members, memberRoles } from "@/db/schema";
+import { isUniqueViolation } from "@/lib/db-errors";
 import { conflict } from "@/lib/errors";
 import { newId } from "@/lib/ids";
+import { offsetOf, type Pagination } from "@/lib/pagination";
 import { nowIso } from "@/lib/time";
 
 export type MemberRow = typeof members.$inferSelect;
@@ -16,21 +18,76 @@ export const toPublicMember = (m: MemberRow) => ({
   created_at: m.createdAt,
 });
 
-/** One live member per email, and one owner per agency. */
+export const duplicateMemberMessage = (uuid: string) => `A team member with this email already exists: ${uuid}`;
+
+const liveOfAgency = (agencyId: string) => and(eq(members.agencyId, agencyId), isNull(members.removedAt));
+const liveMember = (agencyId: string, memberId: string) => and(liveOfAgency(agencyId), eq(members.id, memberId.toLowerCase()));
+
+/** The live (not removed) member of the agency holding this email, if any. */
+export const findLiveMemberByEmail = (db: Db, agencyId: string, email: string) =>
+  db.select({ id: members.id }).from(members).where(and(liveOfAgency(agencyId), eq(members.email, email))).get();
+
+/**
+ * One live member per email (also enforced by the partial unique index, so a racing insert is a
+ * 409 too), and one owner per agency.
+ */
 export async function createMember(db: Db, agencyId: string, input: { name: string; email: string; role: MemberRole }) {
-  const live = and(eq(members.agencyId, agencyId), isNull(members.removedAt));
-  const existing = await db
-    .select({ id: members.id })
-    .from(members)
-    .where(and(live, eq(members.email, input.email)))
-    .get();
-  if (existing) throw conflict(`A team member with this email already exists: ${existing.id}`);
+  const existing = await findLiveMemberByEmail(db, agencyId, input.email);
+  if (existing) throw conflict(duplicateMemberMessage(existing.id));
   if (input.role === "owner") {
-    const owner = await db.select({ id: members.id }).from(members).where(and(live, eq(members.role, "owner"))).get();
+    const owner = await db.select({ id: members.id }).from(members).where(and(liveOfAgency(agencyId), eq(members.role, "owner"))).get();
     if (owner) throw conflict("This agency already has an owner");
   }
   const now = nowIso();
   const row: MemberRow = { id: newId(), agencyId, ...input, createdAt: now, updatedAt: now, removedAt: null };
-  await db.insert(members).values(row);
+  try {
+    await db.insert(members).values(row);
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const holder = await findLiveMemberByEmail(db, agencyId, input.email);
+    throw conflict(holder ? duplicateMemberMessage(holder.id) : "A team member with this email already exists");
+  }
   return row;
+}
+
+export const getLiveMember = (db: Db, agencyId: string, memberId: string) =>
+  db.select().from(members).where(liveMember(agencyId, memberId)).get();
+
+/** Live members, newest first; removed members are never listed. */
+export async function listMembers(db: Db, agencyId: string, filters: { role?: MemberRole }, page: Pagination) {
+  const where = and(liveOfAgency(agencyId), filters.role ? eq(members.role, filters.role) : undefined);
+  const [rows, totals] = await db.batch([
+    db
+      .select()
+      .from(members)
+      .where(where)
+      .orderBy(desc(members.createdAt), desc(sql`${members}.rowid`))
+      .limit(page.limit)
+      .offset(offsetOf(page)),
+    db.select({ total: count() }).from(members).where(where),
+  ]);
+  return { rows, total: totals[0]?.total ?? 0 };
+}
+
+/**
+ * Sets the role of a live member who is not the owner, in one conditional statement, so the
+ * owner can never be demoted. undefined when the member is missing, removed or the owner.
+ */
+export const changeRole = (db: Db, agencyId: string, memberId: string, role: Exclude<MemberRole, "owner">) =>
+  db
+    .update(members)
+    .set({ role, updatedAt: nowIso() })
+    .where(and(liveMember(agencyId, memberId), ne(members.role, "owner")))
+    .returning()
+    .get();
+
+/** Soft-removes a live member who is not the owner; undefined when missing, removed or the owner. */
+export async function removeMember(db: Db, agencyId: string, memberId: string) {
+  const now = nowIso();
+  return db
+    .update(members)
+    .set({ removedAt: now, updatedAt: now })
+    .where(and(liveMember(agencyId, memberId), ne(members.role, "owner")))
+    .returning()
+    .get();
 }

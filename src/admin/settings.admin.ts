@@ -1,0 +1,70 @@
+import { createRoute, z, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
+import { and, eq } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { agencySecrets } from "@/db/schema";
+import type { AppBindings } from "@/lib/context";
+import { createRouter } from "@/lib/create-app";
+import { notFound } from "@/lib/errors";
+import { uuidParam } from "@/lib/ids";
+import { errorResponses, jsonBody } from "@/lib/openapi";
+import { nowIso } from "@/lib/time";
+import { adminAuth } from "./admin-auth";
+import { getAgency } from "./agencies.repository";
+
+const ADMIN_BEARER = "adminBearer";
+const SECRET_NAME = /^[a-z][a-z0-9_.-]{0,63}$/;
+
+const PutSecretBody = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(SECRET_NAME, "name must start with a lowercase letter and hold only lowercase letters, digits, _ . - (at most 64 characters)"),
+    value: z.string().min(1, "value must be 1 to 10000 characters").max(10_000, "value must be 1 to 10000 characters"),
+  })
+  .openapi("AdminPutSecret", { example: { name: "google_calendar.refresh_token", value: "1//0g-example-refresh-token" } });
+
+/** What the operator API says about a secret: never its value. */
+const Secret = z.object({ name: z.string(), updated_at: z.string() }).openapi("AdminSecret");
+
+export const putSecretRoute = createRoute({
+  method: "post",
+  path: "/agencies/{agency_uuid}/secrets",
+  operationId: "adminPutSecret",
+  summary: "Store an agency secret (OAuth token, provider credential)",
+  description:
+    "Creates (201) or replaces (200) the secret `name` of the agency. The value is write-only: no operator or Partner " +
+    "API response ever contains it; the answer names the secret and when it changed.",
+  tags: ["Operator"],
+  security: [{ [ADMIN_BEARER]: [] }],
+  middleware: [adminAuth],
+  request: { params: z.object({ agency_uuid: uuidParam("agency_uuid") }), body: jsonBody(PutSecretBody) },
+  responses: {
+    200: { description: "The secret was replaced.", content: { "application/json": { schema: z.object({ success: z.literal(true), secret: Secret }) } } },
+    201: { description: "The secret was created.", content: { "application/json": { schema: z.object({ success: z.literal(true), secret: Secret }) } } },
+    ...errorResponses([400, 401, 404, 500]),
+  },
+} satisfies RouteConfig);
+
+/** Insert, or replace the value of an existing name; true when it was new. */
+async function putSecret(db: Db, agencyId: string, name: string, value: string) {
+  const now = nowIso();
+  const inserted = await db.insert(agencySecrets).values({ agencyId, name, value, updatedAt: now }).onConflictDoNothing().returning({ name: agencySecrets.name });
+  if (inserted.length > 0) return { created: true, updatedAt: now };
+  await db
+    .update(agencySecrets)
+    .set({ value, updatedAt: now })
+    .where(and(eq(agencySecrets.agencyId, agencyId), eq(agencySecrets.name, name)));
+  return { created: false, updatedAt: now };
+}
+
+const putSecretHandler: RouteHandler<typeof putSecretRoute, AppBindings> = async (c) => {
+  const agency = await getAgency(c.var.db, c.req.valid("param").agency_uuid.toLowerCase());
+  if (!agency) throw notFound("Agency not found");
+  const { name, value } = c.req.valid("json");
+  const { created, updatedAt } = await putSecret(c.var.db, agency.id, name, value);
+  const body = { success: true as const, secret: { name, updated_at: updatedAt } };
+  return created ? c.json(body, 201) : c.json(body, 200);
+};
+
+/** Operator rows of agency secrets (there is no operator settings row), mounted under /admin/v1. */
+export const settingsAdminRouter = createRouter().openapi(putSecretRoute, putSecretHandler);

@@ -1,0 +1,83 @@
+import { and, count, desc, eq, gt, lte, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { invites } from "@/db/schema";
+import { isUniqueViolation } from "@/lib/db-errors";
+import { conflict } from "@/lib/errors";
+import { newId } from "@/lib/ids";
+import { offsetOf, type Pagination } from "@/lib/pagination";
+import { addDays, nowIso } from "@/lib/time";
+
+export type InviteRow = typeof invites.$inferSelect;
+
+export const INVITE_TTL_DAYS = 7;
+
+export const duplicateInviteMessage = (uuid: string) => `A pending invite for this email already exists: ${uuid}`;
+
+export const toPublicInvite = (i: InviteRow) => ({
+  invite_uuid: i.id,
+  email: i.email,
+  // Invites are only made through POST /users/invites, which refuses `owner`.
+  role: i.role as "admin" | "agent",
+  status: i.status,
+  expires_at: i.expiresAt,
+  created_at: i.createdAt,
+});
+
+/** Pending and not yet expired: the invites that can still be accepted. */
+const openInvites = (agencyId: string, now: string) =>
+  and(eq(invites.agencyId, agencyId), eq(invites.status, "pending"), gt(invites.expiresAt, now));
+
+export async function listOpenInvites(db: Db, agencyId: string, page: Pagination) {
+  const where = openInvites(agencyId, nowIso());
+  const [rows, totals] = await db.batch([
+    db
+      .select()
+      .from(invites)
+      .where(where)
+      .orderBy(desc(invites.createdAt), desc(sql`${invites}.rowid`))
+      .limit(page.limit)
+      .offset(offsetOf(page)),
+    db.select({ total: count() }).from(invites).where(where),
+  ]);
+  return { rows, total: totals[0]?.total ?? 0 };
+}
+
+const findOpenInvite = (db: Db, agencyId: string, email: string) =>
+  db
+    .select({ id: invites.id })
+    .from(invites)
+    .where(and(openInvites(agencyId, nowIso()), eq(invites.email, email)))
+    .get();
+
+/**
+ * One pending invite per email is the partial unique index's job, so of two concurrent invites
+ * for one email exactly one insert succeeds and the other is a 409. An expired invite still
+ * holds `status = 'pending'` (nothing sweeps it), so the same batch first marks it `expired`,
+ * which frees the email; the batch is one transaction, so a failed insert undoes that too.
+ */
+export async function createInvite(db: Db, agencyId: string, input: { email: string; role: "admin" | "agent" }) {
+  const now = new Date();
+  const nowText = now.toISOString();
+  const row: InviteRow = {
+    id: newId(),
+    agencyId,
+    ...input,
+    status: "pending",
+    expiresAt: addDays(now, INVITE_TTL_DAYS).toISOString(),
+    createdAt: nowText,
+  };
+  try {
+    await db.batch([
+      db
+        .update(invites)
+        .set({ status: "expired" })
+        .where(and(eq(invites.agencyId, agencyId), eq(invites.email, input.email), eq(invites.status, "pending"), lte(invites.expiresAt, nowText))),
+      db.insert(invites).values(row),
+    ]);
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const holder = await findOpenInvite(db, agencyId, input.email);
+    throw conflict(holder ? duplicateInviteMessage(holder.id) : "A pending invite for this email already exists");
+  }
+  return row;
+}

@@ -1,0 +1,156 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { admin, api, expectError, type ApiResponse } from "./helpers/http";
+import { createMember, createPathRecord, setupAgency } from "./helpers/factories";
+import { createLeadOrder } from "./helpers/lead-order-factories";
+
+type Json = Record<string, any>;
+const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+/** Reads before writes, deletes last, so the records the walk needs are still there. */
+const METHOD_ORDER = ["GET", "PUT", "PATCH", "POST", "DELETE"];
+const RANDOM_UUID = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
+
+function resolve(doc: Json, schema: Json | undefined): Json | undefined {
+  let current = schema;
+  for (let hops = 0; current && typeof current.$ref === "string" && hops < 10; hops++) {
+    current = doc.components?.schemas?.[current.$ref.replace("#/components/schemas/", "")];
+  }
+  return current;
+}
+
+/** The documented example of a JSON request body, on the media type or its schema. */
+function exampleBody(doc: Json, op: Json): unknown {
+  const media = op.requestBody?.content?.["application/json"];
+  if (!media) return undefined;
+  return media.example ?? resolve(doc, media.schema)?.example ?? media.schema?.example ?? {};
+}
+
+/** Secret values stored for the agency: distinctive strings that must never come back. */
+async function storeSecrets(agencyUuid: string) {
+  const values = {
+    "google_calendar.refresh_token": `1//refresh-${crypto.randomUUID()}`,
+    "google_calendar.access_token": `ya29.access-${crypto.randomUUID()}`,
+    "vapi.api_key": `vapi-key-${crypto.randomUUID()}`,
+    "twilio.auth_token": `twilio-${crypto.randomUUID()}`,
+  };
+  const now = new Date().toISOString();
+  for (const [name, value] of Object.entries(values)) {
+    await env.DB.prepare("INSERT INTO agency_secrets (agency_id, name, value, updated_at) VALUES (?, ?, ?, ?)")
+      .bind(agencyUuid, name, value, now)
+      .run();
+  }
+  return Object.values(values);
+}
+
+function expectNoSecret(res: ApiResponse, secrets: string[], what: string) {
+  const text = `${typeof res.body === "string" ? res.body : JSON.stringify(res.body)}\n${[...res.headers].map(([k, v]) => `${k}: ${v}`).join("\n")}`;
+  for (const secret of secrets) expect(text.includes(secret), `${what} leaked a secret`).toBe(false);
+}
+
+describe("agency secrets never appear in any response", () => {
+  it("walks every operation of the document with real records and finds no secret value in any body or header", async () => {
+    const { agencyUuid, token } = await setupAgency();
+    const secrets = await storeSecrets(agencyUuid);
+    const stored = await env.DB.prepare("SELECT value FROM agency_secrets WHERE agency_id = ?").bind(agencyUuid).all<{ value: string }>();
+    expect(stored.results.map((r) => r.value).sort()).toEqual([...secrets].sort());
+
+    // Real records for every path parameter we can make; the rest get a random uuid (404 bodies are checked too).
+    const contact = await api("POST", "/contacts", { token, body: { first_name: "Ada", last_name: "Lovelace", email: "ada@example.com" } });
+    expect(contact.status).toBe(201);
+    const field = await api("POST", "/fields", { token, body: { key: "budget", label: "Budget", type: "number" } });
+    expect(field.status).toBe(201);
+    const order = await createLeadOrder(agencyUuid);
+    const member = await createMember(agencyUuid, { role: "agent" });
+    const pathUuid = await createPathRecord(agencyUuid);
+    const voiceAgent = crypto.randomUUID();
+    const now = new Date().toISOString();
+    await env.DB.prepare("INSERT INTO voice_agents (id, agency_id, name, status, created_at, updated_at) VALUES (?, ?, 'Ava', 'active', ?, ?)")
+      .bind(voiceAgent, agencyUuid, now, now)
+      .run();
+
+    const paramValue = (path: string, name: string): string => {
+      switch (name) {
+        case "contact_uuid":
+          return contact.body.contact.contact_uuid;
+        case "field_uuid":
+          return field.body.field.field_uuid;
+        case "order_uuid":
+          return order.order_uuid;
+        case "path_uuid":
+          return pathUuid;
+        case "agent_uuid":
+          return path.startsWith("/voice-ai/") ? voiceAgent : member;
+        default:
+          return name.endsWith("_uuid") ? RANDOM_UUID : "1";
+      }
+    };
+
+    const doc = (await api("GET", "/openapi.json")).body as Json;
+    const operations = Object.entries(doc.paths as Record<string, Json>)
+      .flatMap(([path, item]) => METHODS.filter((m) => item[m]).map((m) => ({ method: m.toUpperCase(), path, op: item[m] as Json })))
+      .sort((a, b) => METHOD_ORDER.indexOf(a.method) - METHOD_ORDER.indexOf(b.method));
+    expect(operations.length).toBeGreaterThanOrEqual(12);
+
+    const called: string[] = [];
+    const succeeded: string[] = [];
+    for (const { method, path, op } of operations) {
+      const parameters = (op.parameters ?? []) as Json[];
+      let url = path;
+      for (const p of parameters.filter((p) => p.in === "path")) url = url.replace(`{${p.name}}`, paramValue(path, p.name));
+      const query = new URLSearchParams();
+      for (const p of parameters.filter((p) => p.in === "query" && p.required)) {
+        query.set(p.name, String(p.example ?? p.schema?.example ?? ""));
+      }
+      if (query.size > 0) url += `?${query}`;
+      const bodies = op.requestBody ? [exampleBody(doc, op), {}] : [undefined];
+      for (const body of bodies) {
+        const isPublic = Array.isArray(op.security) && op.security.length === 0;
+        const res = await api(method, url, { token: isPublic ? null : token, body });
+        expect(res.status, `${method} ${url}: ${JSON.stringify(res.body)}`).toBeLessThan(500);
+        expectNoSecret(res, secrets, `${method} ${url}`);
+        called.push(`${method} ${path}`);
+        if (res.status < 300) succeeded.push(`${method} ${path}`);
+      }
+    }
+
+    // The walk reached the routes that could plausibly leak settings-like data, and they answered.
+    for (const key of ["GET /settings", "PATCH /settings", "GET /users", "GET /lead-orders", "GET /contacts"]) {
+      expect(called).toContain(key);
+      expect(succeeded).toContain(key);
+    }
+  });
+});
+
+describe("POST /admin/v1/agencies/{agency_uuid}/secrets (operator)", () => {
+  it("stores a secret without ever echoing its value, and replaces it on a second call", async () => {
+    const { agencyUuid, token } = await setupAgency();
+    const value = `oauth-${crypto.randomUUID()}`;
+    const created = await admin("POST", `/agencies/${agencyUuid}/secrets`, { name: "google_calendar.refresh_token", value });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({ success: true, secret: { name: "google_calendar.refresh_token", updated_at: expect.any(String) } });
+    expectNoSecret(created, [value], "creating a secret");
+
+    const replacement = `oauth-${crypto.randomUUID()}`;
+    const replaced = await admin("POST", `/agencies/${agencyUuid}/secrets`, { name: "google_calendar.refresh_token", value: replacement });
+    expect(replaced.status).toBe(200);
+    expectNoSecret(replaced, [value, replacement], "replacing a secret");
+
+    const rows = await env.DB.prepare("SELECT name, value FROM agency_secrets WHERE agency_id = ?").bind(agencyUuid).all();
+    expect(rows.results).toEqual([{ name: "google_calendar.refresh_token", value: replacement }]);
+
+    for (const path of ["/settings", "/users", "/lead-orders"]) expectNoSecret(await api("GET", path, { token }), [value, replacement], path);
+  });
+
+  it.each([
+    ["an invalid name", { name: "Bad Name", value: "x" }, /name must start with a lowercase letter/],
+    ["an empty value", { name: "vapi.api_key", value: "" }, "value must be 1 to 10000 characters"],
+    ["a missing value", { name: "vapi.api_key" }, "value is required"],
+  ])("rejects %s with 400", async (_name, body, message) => {
+    const { agencyUuid } = await setupAgency();
+    expectError(await admin("POST", `/agencies/${agencyUuid}/secrets`, body), 400, message, "validation_error");
+  });
+
+  it("answers 404 for an unknown agency", async () => {
+    expectError(await admin("POST", `/agencies/${RANDOM_UUID}/secrets`, { name: "vapi.api_key", value: "x" }), 404, "Agency not found");
+  });
+});
