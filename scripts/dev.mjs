@@ -5,6 +5,7 @@
 //   3. `wrangler dev` started, its output streamed, waited on until it answers
 //   4. a demo agency, team, custom fields, contacts and a `*` key seeded (idempotently)
 //   5. a banner with the URLs, the demo key's fresh secrets and a curl to try
+//   6. the every-minute Cron Trigger fired by hand (wrangler dev does not run crons)
 // SIGINT/SIGTERM go to wrangler; we exit with its exit code. PORT overrides 8787.
 import { createServer } from "node:net";
 import { constants } from "node:os";
@@ -134,6 +135,14 @@ async function main() {
     return exitCode;
   }
   if (stopping) return exitCode;
+
+  // wrangler dev does not fire Cron Triggers by itself; the Voice AI sweep (scheduled calls,
+  // stuck calls) needs one a minute, so we fire it through wrangler's scheduled-handler URL.
+  setInterval(() => {
+    fetch(`${BASE_URL}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent("* * * * *")}`)
+      .then((res) => res.arrayBuffer())
+      .catch(() => {});
+  }, 60_000).unref();
 
   say("seeding demo data");
   try {
