@@ -1,10 +1,11 @@
-import type { RateLimiter } from "@/durable-objects/rate-limiter";
+import type { AccessGate } from "@/durable-objects/access-gate";
 import type { CallMessage } from "@/jobs/call-message";
 
 /** Bindings and variables from wrangler.toml, `.dev.vars` and Worker secrets. */
 export interface Env {
   DB: D1Database;
-  RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  /** Authentication cache and rate limits: one object per API key or client IP. */
+  ACCESS_GATE: DurableObjectNamespace<AccessGate>;
   /** Producer of the `voice-calls` queue (Voice AI call dispatch, src/jobs). */
   CALL_QUEUE: Queue<CallMessage>;
   /** Who places Voice AI calls: `simulated` (default) or `vapi`. */

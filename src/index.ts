@@ -4,7 +4,7 @@ import type { CallMessage } from "@/jobs/call-message";
 import { handleCallBatch } from "@/jobs/consumer";
 import { handleScheduled } from "@/jobs/sweep";
 
-export { RateLimiter } from "@/durable-objects/rate-limiter";
+export { AccessGate } from "@/durable-objects/access-gate";
 
 export default {
   fetch: app.fetch,

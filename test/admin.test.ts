@@ -134,7 +134,8 @@ describe("keys", () => {
     const agencyUuid = await createAgency();
     const res = await admin("POST", `/agencies/${agencyUuid}/keys`, { name: "CRM sync", scopes: ["contacts", "fields"] });
     expect(res.status).toBe(201);
-    expect(res.body.access_token).toMatch(/^pa_[A-Za-z0-9_-]{43}$/);
+    expect(res.body.access_token).toMatch(/^pa_[0-9a-f]{32}[A-Za-z0-9_-]{43}$/);
+    expect(res.body.access_token.slice(3, 35)).toBe(res.body.key.key_uuid.replaceAll("-", ""));
     expect(res.body.rotate_key).toMatch(/^par_[A-Za-z0-9_-]{43}$/);
     expect(res.body.key).toMatchObject({
       key_uuid: expect.stringMatching(UUID),

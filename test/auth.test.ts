@@ -15,7 +15,8 @@ describe("access tokens", () => {
     const agency = await createAgency();
     const res = await admin("POST", `/agencies/${agency}/keys`, { name: "crm", scopes: ["contacts"] });
     expect(res.status).toBe(201);
-    expect(res.body.access_token).toMatch(/^pa_[A-Za-z0-9_-]{43}$/);
+    expect(res.body.access_token).toMatch(/^pa_[0-9a-f]{32}[A-Za-z0-9_-]{43}$/);
+    expect(res.body.access_token.slice(3, 35)).toBe(res.body.key.key_uuid.replaceAll("-", ""));
     expect(res.body.rotate_key).toMatch(/^par_[A-Za-z0-9_-]{43}$/);
     const expiresIn = Date.parse(res.body.key.expires_at) - Date.now();
     expect(expiresIn).toBeGreaterThan(30 * DAY - 60_000);
@@ -71,6 +72,18 @@ describe("access tokens", () => {
     expect(edit.status).toBe(200);
     expect(edit.body.key.scopes).toEqual(["fields"]);
     expectError(await listContacts(token), 403, "Token missing required scope: contacts", "insufficient_scope");
+  });
+
+  it("answers from the key's gate cache, and operator edits invalidate it at once", async () => {
+    const agency = await createAgency();
+    const { token, keyUuid } = await createKey(agency, { scopes: ["contacts"] });
+    expect((await listContacts(token)).status).toBe(200);
+    // A write behind the API's back is not seen: the gate did not go back to D1.
+    await env.DB.prepare("UPDATE api_keys SET scopes = '[\"fields\"]' WHERE id = ?").bind(keyUuid).run();
+    expect((await listContacts(token)).status).toBe(200);
+    // The operator API's edit invalidates the cache, so it holds from the next request.
+    expect((await admin("PATCH", `/keys/${keyUuid}`, { name: "renamed" })).status).toBe(200);
+    expectError(await listContacts(token), 403, "Token missing required scope: contacts");
   });
 
   it("lets a calendar-only key live without expiry", async () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { api, expectError, uniqueIp } from "./helpers/http";
 import { createKey, setupAgency } from "./helpers/factories";
 import { effectiveLimit, rateLimitRule } from "@/lib/rate-limits";
-import type { RateLimiter } from "@/durable-objects/rate-limiter";
+import type { AccessGate } from "@/durable-objects/access-gate";
 
 describe("rate limits", () => {
   it("admits exactly 60 of 80 parallel GETs against a limit of 60", async () => {
@@ -62,8 +62,8 @@ describe("rate limits", () => {
   });
 
   it("frees capacity as requests leave the sliding window", async () => {
-    const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`test:${crypto.randomUUID()}`));
-    await runInDurableObject(stub, (limiter: RateLimiter) => {
+    const stub = env.ACCESS_GATE.get(env.ACCESS_GATE.idFromName(`test:${crypto.randomUUID()}`));
+    await runInDurableObject(stub, (limiter: AccessGate) => {
       const t0 = 1_700_000_000_000;
       expect(limiter.consume("GET /x", 2, 60, t0).allowed).toBe(true);
       expect(limiter.consume("GET /x", 2, 60, t0 + 10_000).allowed).toBe(true);

@@ -73,7 +73,7 @@ export const updateKey: Handler<"updateKey"> = async (c) => {
   const key = await requireKey(c, c.req.valid("param").key_uuid);
   const body = c.req.valid("json");
   if (key.kind === "legacy_calendar" && body.scopes) throw badRequest("scopes of a legacy calendar token cannot change");
-  const updated = await keys.updateApiKey(c.var.db, key.id, {
+  const updated = await keys.updateApiKey(c.var.db, c.env, key.id, {
     name: body.name,
     scopes: body.scopes,
     rateLimitMultiplier: body.rate_limit_multiplier,
@@ -83,7 +83,7 @@ export const updateKey: Handler<"updateKey"> = async (c) => {
 
 export const revokeKey: Handler<"revokeKey"> = async (c) => {
   const key = await requireKey(c, c.req.valid("param").key_uuid);
-  const revoked = await keys.revokeApiKey(c.var.db, key.id);
+  const revoked = await keys.revokeApiKey(c.var.db, c.env, key.id);
   return c.json({ success: true as const, key: toPublicKey(revoked ?? key) }, 200);
 };
 

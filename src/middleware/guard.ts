@@ -1,35 +1,58 @@
 import type { MiddlewareHandler } from "hono";
+import { keyGate } from "@/lib/auth/gate";
+import type { Scope } from "@/lib/auth/scopes";
+import { bearerToken, hashToken, keyIdOf } from "@/lib/auth/tokens";
 import type { AppBindings } from "@/lib/context";
 import { ApiError, messages } from "@/lib/errors";
-import { hasAnyScope, type Scope } from "@/lib/auth/scopes";
 import type { RateLimitRule } from "@/lib/rate-limits";
-import { authenticate } from "@/middleware/authenticate";
-import { clientIp, enforceRateLimit } from "@/middleware/rate-limit";
+import { applyRateLimitDecision, enforceIpRateLimit } from "@/middleware/rate-limit";
+
+const invalidToken = () => new ApiError("invalid_token", messages.invalidToken);
 
 /**
- * The front door of every Partner API route, in SPEC order: authenticate, count the
- * request against its rate limit (per key, or per IP when the token is bad), then check
- * the scope. `scopes: "none"` marks the unauthenticated routes, limited per IP.
+ * The front door of every Partner API route, in SPEC order: authenticate, count the request
+ * against its rate limit, then check the scope. For a well-formed token all three are one
+ * call to the key's AccessGate; a request without key identity (no token, a token not of our
+ * shape, or one the gate rejects) is counted against the client IP. `scopes: "none"` marks
+ * the unauthenticated routes, limited per IP.
  */
 export function guard(options: { scopes: readonly Scope[] | "none"; rateLimit: RateLimitRule }): MiddlewareHandler<AppBindings> {
   const { scopes, rateLimit } = options;
   return async (c, next) => {
     if (scopes === "none") {
-      await enforceRateLimit(c, rateLimit, `ip:${clientIp(c)}`);
+      await enforceIpRateLimit(c, rateLimit);
       return next();
     }
-    const auth = await authenticate(c);
-    if ("failure" in auth) {
-      await enforceRateLimit(c, rateLimit, `ip:${clientIp(c)}`);
-      throw auth.failure;
+    const token = bearerToken(c.req.header("Authorization"));
+    const keyId = token ? keyIdOf(token, c.env) : null;
+    if (!token || !keyId) {
+      await enforceIpRateLimit(c, rateLimit);
+      throw invalidToken();
     }
-    const { caller } = auth;
-    c.set("caller", caller);
-    c.var.logger.debug("authenticated", { key_id: caller.keyId });
-    await enforceRateLimit(c, rateLimit, `key:${caller.keyId}`, caller.rateLimitMultiplier);
-    if (!hasAnyScope(caller.scopes, scopes)) {
-      throw new ApiError("insufficient_scope", messages.missingScope(scopes[0] ?? "*"));
+
+    const admission = await keyGate(c.env, keyId).admit({
+      keyId,
+      tokenHash: await hashToken(token, c.env),
+      bucket: rateLimit.bucket,
+      limit: rateLimit.limit,
+      windowSeconds: rateLimit.windowSeconds,
+      scopes,
+    });
+    switch (admission.outcome) {
+      case "invalid":
+      case "expired":
+        await enforceIpRateLimit(c, rateLimit);
+        throw admission.outcome === "expired" ? new ApiError("token_expired", messages.tokenExpired) : invalidToken();
+      case "rate_limited":
+        applyRateLimitDecision(c, rateLimit, admission.decision);
+        break;
+      case "forbidden":
+        applyRateLimitDecision(c, rateLimit, admission.decision);
+        throw new ApiError("insufficient_scope", messages.missingScope(scopes[0] ?? "*"));
+      case "admitted":
+        applyRateLimitDecision(c, rateLimit, admission.decision);
+        c.set("caller", admission.caller);
+        return next();
     }
-    return next();
   };
 }

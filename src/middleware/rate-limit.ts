@@ -1,23 +1,14 @@
 import type { Context } from "hono";
+import type { RateLimitDecision } from "@/durable-objects/access-gate";
+import { ipGate } from "@/lib/auth/gate";
 import type { AppBindings } from "@/lib/context";
 import { ApiError, messages } from "@/lib/errors";
-import { effectiveLimit, type RateLimitRule } from "@/lib/rate-limits";
+import type { RateLimitRule } from "@/lib/rate-limits";
 
 export const clientIp = (c: Context<AppBindings>) => c.req.header("CF-Connecting-IP") ?? "unknown";
 
-/**
- * Counts this request against `rule` for `identity` (a key id, or `ip:<address>`), sets the
- * RateLimit headers, and throws 429 with Retry-After when the limit is used up.
- */
-export async function enforceRateLimit(
-  c: Context<AppBindings>,
-  rule: RateLimitRule,
-  identity: string,
-  multiplier = 1,
-): Promise<void> {
-  const limit = effectiveLimit(rule.limit, multiplier);
-  const stub = c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName(identity));
-  const decision = await stub.consume(rule.bucket, limit, rule.windowSeconds);
+/** Sets the RateLimit headers of a decision; throws 429 with Retry-After when it refused. */
+export function applyRateLimitDecision(c: Context<AppBindings>, rule: RateLimitRule, decision: RateLimitDecision): void {
   const headers: Record<string, string> = {
     "RateLimit-Limit": String(decision.limit),
     "RateLimit-Remaining": String(decision.remaining),
@@ -30,4 +21,10 @@ export async function enforceRateLimit(
     });
   }
   for (const [name, value] of Object.entries(headers)) c.header(name, value);
+}
+
+/** Counts a request without key identity (renewal, bad tokens) against the client IP. */
+export async function enforceIpRateLimit(c: Context<AppBindings>, rule: RateLimitRule): Promise<void> {
+  const decision = await ipGate(c.env, clientIp(c)).consume(rule.bucket, rule.limit, rule.windowSeconds);
+  applyRateLimitDecision(c, rule, decision);
 }

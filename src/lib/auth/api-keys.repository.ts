@@ -3,10 +3,11 @@ import type { Db } from "@/db/client";
 import { apiKeys, burnedSecrets, securityEvents } from "@/db/schema";
 import type { Env } from "@/env";
 import { ACCESS_TOKEN_TTL_DAYS, hashToken, newAccessToken, newLegacyCalendarToken, newRotateKey } from "@/lib/auth/tokens";
+import { invalidateKey } from "@/lib/auth/gate";
 import { newId } from "@/lib/ids";
 import { addDays, nowIso } from "@/lib/time";
 
-type TokenEnv = Pick<Env, "TOKEN_PREFIX" | "TOKEN_PEPPER">;
+type TokenEnv = Pick<Env, "TOKEN_PREFIX" | "TOKEN_PEPPER" | "ACCESS_GATE">;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
 const freshExpiry = (row: Pick<ApiKeyRow, "expires">) =>
@@ -18,11 +19,12 @@ export async function createApiKey(
   agencyId: string,
   input: { name: string; scopes: string[]; expires: boolean; expiresAt?: string; rateLimitMultiplier?: number },
 ) {
-  const accessToken = newAccessToken(env);
+  const id = newId();
+  const accessToken = newAccessToken(env, id);
   const rotateKey = newRotateKey(env);
   const now = nowIso();
   const row: ApiKeyRow = {
-    id: newId(),
+    id,
     agencyId,
     name: input.name,
     kind: "standard",
@@ -43,10 +45,11 @@ export async function createApiKey(
 
 /** Legacy calendar tokens: `calendar` only, never expire, no rotate key, cannot be renewed. */
 export async function createLegacyCalendarToken(db: Db, env: TokenEnv, agencyId: string) {
-  const token = newLegacyCalendarToken(env);
+  const id = newId();
+  const token = newLegacyCalendarToken(env, id);
   const now = nowIso();
   const row: ApiKeyRow = {
-    id: newId(),
+    id,
     agencyId,
     name: "Legacy calendar token",
     kind: "legacy_calendar",
@@ -72,6 +75,7 @@ export const listApiKeys = (db: Db, agencyId: string) =>
 
 export async function updateApiKey(
   db: Db,
+  env: TokenEnv,
   keyId: string,
   patch: { name?: string; scopes?: string[]; rateLimitMultiplier?: number },
 ) {
@@ -80,15 +84,17 @@ export async function updateApiKey(
     .set({ ...patch, updatedAt: nowIso() })
     .where(eq(apiKeys.id, keyId))
     .returning();
+  await invalidateKey(env, keyId);
   return row;
 }
 
-export async function revokeApiKey(db: Db, keyId: string) {
+export async function revokeApiKey(db: Db, env: TokenEnv, keyId: string) {
   const now = nowIso();
   await db
     .update(apiKeys)
     .set({ revokedAt: now, updatedAt: now })
     .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)));
+  await invalidateKey(env, keyId);
   return getApiKey(db, keyId);
 }
 
@@ -116,7 +122,7 @@ export async function renewApiKey(db: Db, env: TokenEnv, accessToken: string, ro
     return null;
   }
 
-  const next = { accessToken: newAccessToken(env), rotateKey: newRotateKey(env) };
+  const next = { accessToken: newAccessToken(env, key.id), rotateKey: newRotateKey(env) };
   const now = nowIso();
   const expiresAt = freshExpiry(key);
   const [swap] = await db.batch([
@@ -143,6 +149,7 @@ export async function renewApiKey(db: Db, env: TokenEnv, accessToken: string, ro
     ]),
   ]);
   if (swap.meta.changes !== 1) return null;
+  await invalidateKey(env, key.id);
   return { ...next, expiresAt };
 }
 
@@ -163,7 +170,7 @@ async function recordReplayIfBurned(db: Db, rotateHash: string, ip: string) {
 
 /** Dashboard "Rotate secrets": both secrets replaced, the old ones stop working at once. */
 export async function rotateApiKeySecrets(db: Db, env: TokenEnv, key: ApiKeyRow) {
-  const accessToken = newAccessToken(env);
+  const accessToken = newAccessToken(env, key.id);
   const rotateKey = newRotateKey(env);
   const now = nowIso();
   const expiresAt = freshExpiry(key);
@@ -183,6 +190,7 @@ export async function rotateApiKeySecrets(db: Db, env: TokenEnv, key: ApiKeyRow)
       { hash: key.rotateHash, kind: "rotate" },
     ]),
   ]);
+  await invalidateKey(env, key.id);
   return { accessToken, rotateKey, expiresAt };
 }
 

@@ -7,12 +7,30 @@ export const MAX_TOKEN_LENGTH = 256;
 
 const prefixOf = (env: Pick<Env, "TOKEN_PREFIX">) => env.TOKEN_PREFIX || "pa";
 
-/** `<prefix>_<256 random bits>`, used on every request. */
-export const newAccessToken = (env: Pick<Env, "TOKEN_PREFIX">) => `${prefixOf(env)}_${randomSecret()}`;
+const compactId = (uuid: string) => uuid.replaceAll("-", "").toLowerCase();
+
+/**
+ * `<prefix>_<key id: 32 hex><secret: 256 random bits, 43 base64url>`. The key id in the clear
+ * lets the Worker route the request to the key's Durable Object, which authenticates and
+ * rate-limits in one call; the secret part is what the stored hash protects.
+ */
+export const newAccessToken = (env: Pick<Env, "TOKEN_PREFIX">, keyId: string) =>
+  `${prefixOf(env)}_${compactId(keyId)}${randomSecret()}`;
 /** `<prefix>r_<256 random bits>`, a one-time secret used only to renew. */
 export const newRotateKey = (env: Pick<Env, "TOKEN_PREFIX">) => `${prefixOf(env)}r_${randomSecret()}`;
-/** Legacy calendar tokens predate the prefixed format; they keep their own. */
-export const newLegacyCalendarToken = (env: Pick<Env, "TOKEN_PREFIX">) => `${prefixOf(env)}cal_${randomSecret()}`;
+/** Legacy calendar tokens carry their own prefix, `<prefix>cal_`, and never expire. */
+export const newLegacyCalendarToken = (env: Pick<Env, "TOKEN_PREFIX">, keyId: string) =>
+  `${prefixOf(env)}cal_${compactId(keyId)}${randomSecret()}`;
+
+/** The key id inside an access or legacy token, or null when the token is not of our shape. */
+export function keyIdOf(token: string, env: Pick<Env, "TOKEN_PREFIX">): string | null {
+  const prefix = prefixOf(env);
+  if (!token.startsWith(prefix)) return null;
+  const match = /^(?:_|cal_)([0-9a-f]{32})[A-Za-z0-9_-]{43}$/.exec(token.slice(prefix.length));
+  const hex = match?.[1];
+  if (!hex) return null;
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 export const hashToken = (token: string, env: Pick<Env, "TOKEN_PEPPER">) => hashSecret(token, env.TOKEN_PEPPER);
 
