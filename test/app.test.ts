@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "@/lib/create-app";
 import { ApiError } from "@/lib/errors";
 import { api, call, expectError } from "./helpers/http";
+import { setupAgency } from "./helpers/factories";
 
 describe("request context and the error envelope", () => {
   it("generates an X-Request-Id when none is sent", async () => {
@@ -48,5 +49,24 @@ describe("request context and the error envelope", () => {
     const body = (await res.json()) as Record<string, unknown>;
     expect(body).toEqual({ success: false, error: "Internal server error", code: "internal_error", request_id: "trace-1" });
     expect(JSON.stringify(body)).not.toContain("secret internals");
+  });
+
+  it("returns a D1 bookmark that a client can send back to read its own writes", async () => {
+    const { token } = await setupAgency();
+    const created = await api("POST", "/fields", { token, body: { key: "budget", label: "Budget", type: "number" } });
+    expect(created.status).toBe(201);
+    const bookmark = created.headers.get("X-D1-Bookmark");
+    expect(bookmark).toMatch(/^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/);
+    const read = await api("GET", "/fields", { token, headers: { "X-D1-Bookmark": bookmark! } });
+    expect(read.status).toBe(200);
+    expect(read.body.fields.map((f: { key: string }) => f.key)).toEqual(["budget"]);
+    expect(read.headers.get("X-D1-Bookmark")).toMatch(/^[0-9a-f]{8}-/);
+  });
+
+  it("rejects a malformed bookmark with 400 before it reaches D1", async () => {
+    const { token } = await setupAgency();
+    const res = await api("GET", "/fields", { token, headers: { "X-D1-Bookmark": "not-a-bookmark" } });
+    expectError(res, 400, "X-D1-Bookmark must be a bookmark returned by this API", "validation_error");
+    expect(res.headers.get("X-Request-Id")).toBeTruthy();
   });
 });

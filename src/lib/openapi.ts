@@ -5,6 +5,7 @@ import type { AppBindings } from "@/lib/context";
 import { errorStatus, messages, type ErrorCode } from "@/lib/errors";
 import { rateLimitRule } from "@/lib/rate-limits";
 import { guard } from "@/middleware/guard";
+import { BOOKMARK_HEADER } from "@/middleware/request-context";
 import { idempotency } from "@/middleware/idempotency";
 
 export const BEARER_SCHEME = "bearerAuth";
@@ -37,11 +38,26 @@ const errorExamples: Record<number, ErrorExample> = {
   500: { description: "Unexpected server error; the body carries a request_id.", code: "internal_error", error: messages.internal },
 };
 
+const bookmarkHeader = z
+  .string()
+  .optional()
+  .openapi({
+    param: { name: BOOKMARK_HEADER, in: "header" },
+    description:
+      "Read your own writes. Reads may be served by a nearby read replica; every response returns an `X-D1-Bookmark`, " +
+      "and a request that sends it back is served from data at least that fresh.",
+    example: "00000000-00000004-00000000-00000000000000000000000000000000",
+  });
+
 const rateLimitHeaders = {
   "RateLimit-Limit": { description: "Requests allowed in the window.", schema: { type: "integer" as const } },
   "RateLimit-Remaining": { description: "Requests left in the window.", schema: { type: "integer" as const } },
   "RateLimit-Reset": { description: "Seconds until the window frees capacity.", schema: { type: "integer" as const } },
   "RateLimit-Policy": { description: "The policy, e.g. `60;w=60`.", schema: { type: "string" as const } },
+  [BOOKMARK_HEADER]: {
+    description: "Bookmark of the data this response saw; send it back to read your own writes.",
+    schema: { type: "string" as const },
+  },
 };
 
 /** The documented error responses of a route; `examples` overrides the default message. */
@@ -111,9 +127,9 @@ export function partnerRoute<const R extends PartnerRouteConfig>(config: R) {
   const per = scopes === "none" ? "ip" : "key";
   const rule = rateLimitRule(route.method, route.path, per);
   const isPost = route.method === "post";
-  const hasInput = Boolean(route.request?.params || route.request?.query || route.request?.body || isPost);
   const statuses = [
-    ...(hasInput ? [400] : []),
+    // Every operation takes input: at least the X-D1-Bookmark header.
+    400,
     ...(scopes === "none" ? [] : [401, 403]),
     ...(route.path.includes("{") ? [404] : []),
     ...(isPost && scopes !== "none" ? [409] : []),
@@ -126,9 +142,13 @@ export function partnerRoute<const R extends PartnerRouteConfig>(config: R) {
   const middleware: MiddlewareHandler<AppBindings>[] = [guard({ scopes, rateLimit: rule })];
   if (isPost && scopes !== "none") middleware.push(idempotency);
 
-  const request = isPost && scopes !== "none"
-    ? { ...route.request, headers: z.object({ "Idempotency-Key": idempotencyHeader }) }
-    : route.request;
+  const request = {
+    ...route.request,
+    headers: z.object({
+      [BOOKMARK_HEADER]: bookmarkHeader,
+      ...(isPost && scopes !== "none" ? { "Idempotency-Key": idempotencyHeader } : {}),
+    }),
+  };
 
   const built = {
     ...route,

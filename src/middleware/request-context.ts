@@ -1,10 +1,30 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
+import { ApiError } from "@/lib/errors";
 import { createDb } from "@/db/client";
 import type { AppBindings } from "@/lib/context";
 import { createLogger } from "@/lib/logger";
 
 // Echo a caller's request id only when it is short and plain, so it is safe in logs.
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+// D1 bookmarks look like 00000000-00000004-00000000-<32 hex>; anything else is refused
+// before it reaches D1.
+const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
+export const BOOKMARK_HEADER = "X-D1-Bookmark";
+
+/**
+ * Every request runs in a D1 session (read replication). Reads may be served by a nearby
+ * replica ("first-unconstrained"), or by one at least as new as a bookmark the client sends
+ * back; writes start at the primary. Every response returns the session's bookmark, so a
+ * client that sends it on its next request reads its own writes.
+ */
+function openSession(c: Context<AppBindings>) {
+  const bookmark = c.req.header(BOOKMARK_HEADER);
+  if (bookmark !== undefined && !BOOKMARK.test(bookmark)) {
+    throw new ApiError("validation_error", `${BOOKMARK_HEADER} must be a bookmark returned by this API`);
+  }
+  const isRead = c.req.method === "GET" || c.req.method === "HEAD";
+  return c.env.DB.withSession(bookmark ?? (isRead ? "first-unconstrained" : "first-primary"));
+}
 
 /** Request id, database client, logger, and one structured access-log line per request. */
 export const requestContext: MiddlewareHandler<AppBindings> = async (c, next) => {
@@ -12,12 +32,16 @@ export const requestContext: MiddlewareHandler<AppBindings> = async (c, next) =>
   const requestId = incoming && SANE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
   const started = Date.now();
   c.set("requestId", requestId);
-  c.set("db", createDb(c.env.DB));
   c.set("logger", createLogger({ request_id: requestId }, c.env.LOG_LEVEL));
+  // Set before anything can throw, so error responses carry it too.
+  c.header("X-Request-Id", requestId);
+  const session = openSession(c);
+  c.set("db", createDb(session));
 
   await next();
 
-  c.res.headers.set("X-Request-Id", requestId);
+  const bookmark = session.getBookmark();
+  if (bookmark) c.res.headers.set(BOOKMARK_HEADER, bookmark);
   const caller = c.get("caller");
   c.var.logger.info("request", {
     method: c.req.method,
