@@ -81,6 +81,8 @@ export function buildPartnerApi() {
 export function buildApp() {
   const app = createApp();
   const { api, openApiDocument } = buildPartnerApi();
+  // Liveness for load balancers and the benchmark's floor: no auth, no storage.
+  app.get("/health", (c) => c.json({ success: true, status: "ok" }));
   app.route(API_BASE, api);
   app.get(`${API_BASE}/docs`, Scalar({ url: `${API_BASE}/openapi.json`, pageTitle: "Partner API reference" }));
   app.route("/admin/v1", adminRouter);

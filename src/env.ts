@@ -20,6 +20,8 @@ export interface Env {
   TOKEN_PEPPER?: string;
   /** Bearer token of the operator API; when unset every /admin path answers 404. */
   ADMIN_TOKEN?: string;
+  /** "on" only under `npm run bench`: lets a request ask for its D1 rows read. */
+  BENCH_METRICS?: string;
   /** `debug`, `info` (default), `warn`, `error` or `silent`. */
   LOG_LEVEL?: string;
 }

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { app } from "@/app";
 import { createApp } from "@/lib/create-app";
 import { ApiError } from "@/lib/errors";
 import { api, call, expectError } from "./helpers/http";
@@ -68,5 +69,25 @@ describe("request context and the error envelope", () => {
     const res = await api("GET", "/fields", { token, headers: { "X-D1-Bookmark": "not-a-bookmark" } });
     expectError(res, 400, "X-D1-Bookmark must be a bookmark returned by this API", "validation_error");
     expect(res.headers.get("X-Request-Id")).toBeTruthy();
+  });
+
+  it("answers /health without authentication or storage", async () => {
+    const res = await call("GET", "/health");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, status: "ok" });
+  });
+
+  it("reports D1 rows read per request only when benchmark metrics are on", async () => {
+    const { token } = await setupAgency();
+    expect((await api("POST", "/contacts", { token, body: { first_name: "Ada", last_name: "Lovelace" } })).status).toBe(201);
+    const request = () =>
+      new Request("https://x.test/api/v2/contacts?limit=5", {
+        headers: { Authorization: `Bearer ${token}`, "X-Bench-Rows-Read": "1" },
+      });
+    const off = await app.fetch(request(), env, createExecutionContext());
+    expect(off.headers.get("X-Bench-Rows-Read")).toBeNull();
+    const on = await app.fetch(request(), { ...env, BENCH_METRICS: "on" }, createExecutionContext());
+    expect(on.status).toBe(200);
+    expect(Number(on.headers.get("X-Bench-Rows-Read"))).toBeGreaterThanOrEqual(1);
   });
 });

@@ -3,6 +3,7 @@ import { ApiError } from "@/lib/errors";
 import { createDb } from "@/db/client";
 import type { AppBindings } from "@/lib/context";
 import { createLogger } from "@/lib/logger";
+import { recordRowsRead } from "@/lib/rows-read";
 
 // Echo a caller's request id only when it is short and plain, so it is safe in logs.
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -36,9 +37,13 @@ export const requestContext: MiddlewareHandler<AppBindings> = async (c, next) =>
   // Set before anything can throw, so error responses carry it too.
   c.header("X-Request-Id", requestId);
   const session = openSession(c);
-  c.set("db", createDb(session));
+  const recorder =
+    c.env.BENCH_METRICS === "on" && c.req.header("X-Bench-Rows-Read") === "1" ? recordRowsRead(session, c.env.DB) : null;
+  c.set("db", createDb(recorder?.session ?? session));
 
   await next();
+
+  if (recorder) c.res.headers.set("X-Bench-Rows-Read", String(await recorder.total()));
 
   const bookmark = session.getBookmark();
   if (bookmark) c.res.headers.set(BOOKMARK_HEADER, bookmark);
