@@ -11,11 +11,14 @@ type Bound = { sql: string; params: unknown[] };
 
 export interface RowsReadRecorder {
   session: D1DatabaseSession;
+  /** Statements and batches sent to D1: each is one round trip. */
+  roundTrips(): number;
   total(): Promise<number>;
 }
 
 export function recordRowsRead(session: D1DatabaseSession, db: D1Database): RowsReadRecorder {
   let direct = 0;
+  let trips = 0;
   const rerun: Bound[] = [];
   const real = new WeakMap<object, D1PreparedStatement>();
   const isSelect = (sql: string) => /^\s*(select|with)\b/i.test(sql);
@@ -26,6 +29,7 @@ export function recordRowsRead(session: D1DatabaseSession, db: D1Database): Rows
         if (prop === "bind") return (...params: unknown[]) => wrap(target.bind(...params), { sql: bound.sql, params });
         if (prop === "all" || prop === "run") {
           return async () => {
+            trips++;
             const result = await target[prop]();
             direct += result.meta?.rows_read ?? 0;
             return result;
@@ -33,6 +37,7 @@ export function recordRowsRead(session: D1DatabaseSession, db: D1Database): Rows
         }
         if (prop === "raw" || prop === "first") {
           return (...args: unknown[]) => {
+            trips++;
             if (isSelect(bound.sql)) rerun.push(bound);
             return (target[prop] as (...a: unknown[]) => unknown).apply(target, args);
           };
@@ -50,6 +55,7 @@ export function recordRowsRead(session: D1DatabaseSession, db: D1Database): Rows
       if (prop === "prepare") return (sql: string) => wrap(target.prepare(sql), { sql, params: [] });
       if (prop === "batch") {
         return async (statements: D1PreparedStatement[]) => {
+          trips++;
           const results = await target.batch(statements.map((s) => real.get(s) ?? s));
           for (const r of results) direct += r.meta?.rows_read ?? 0;
           return results;
@@ -62,6 +68,7 @@ export function recordRowsRead(session: D1DatabaseSession, db: D1Database): Rows
 
   return {
     session: proxied,
+    roundTrips: () => trips,
     async total() {
       let rows = direct;
       for (const { sql, params } of rerun) rows += (await db.prepare(sql).bind(...params).all()).meta.rows_read ?? 0;

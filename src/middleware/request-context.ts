@@ -43,7 +43,10 @@ export const requestContext: MiddlewareHandler<AppBindings> = async (c, next) =>
 
   await next();
 
-  if (recorder) c.res.headers.set("X-Bench-Rows-Read", String(await recorder.total()));
+  if (recorder) {
+    c.res.headers.set("X-Bench-D1-Round-Trips", String(recorder.roundTrips()));
+    c.res.headers.set("X-Bench-Rows-Read", String(await recorder.total()));
+  }
 
   const bookmark = session.getBookmark();
   if (bookmark) c.res.headers.set(BOOKMARK_HEADER, bookmark);
