@@ -50,12 +50,13 @@ const KEY_CACHE_MS = 60_000;
  * from a cached copy of the key's row, so an authenticated request costs one Durable Object
  * round trip plus the handler's own D1 work.
  *
- * Rate limits are a sliding-window log per bucket, written through to the object's SQLite
- * storage. `consume` never awaits, and a Durable Object runs one event at a time, so N
- * concurrent requests against a limit L admit exactly L.
+ * Rate limits are a sliding window per bucket (one-second resolution), written through to the
+ * object's SQLite storage so an evicted object does not forget. `consume` never awaits, and a
+ * Durable Object runs one event at a time, so N concurrent requests against a limit L admit
+ * exactly L.
  */
 export class AccessGate extends DurableObject<Env> {
-  private readonly logs = new Map<string, number[]>();
+  private readonly logs = new Map<string, [second: number, count: number][]>();
   private key: { state: KeyState | null; loadedAt: number } | undefined;
   private generation = 0;
 
@@ -87,21 +88,38 @@ export class AccessGate extends DurableObject<Env> {
     this.key = undefined;
   }
 
-  /** `now` is only passed by tests that need to move the clock. */
+  /**
+   * Sliding window at one-second resolution: a count per second over the last
+   * `windowSeconds` seconds. Its state is at most `windowSeconds` pairs whatever the limit,
+   * so a key with a large multiplier costs the same as any other. `now` is only passed by
+   * tests that need to move the clock.
+   */
   consume(bucket: string, limit: number, windowSeconds: number, now = Date.now()): RateLimitDecision {
-    const windowMs = windowSeconds * 1000;
-    const hits = this.load(bucket).filter((t) => t > now - windowMs);
-    const secondsUntil = (t: number) => Math.max(1, Math.ceil((t + windowMs - now) / 1000));
+    const second = Math.floor(now / 1000);
+    const counts = this.load(bucket).filter(([s]) => s > second - windowSeconds);
+    const used = counts.reduce((sum, [, n]) => sum + n, 0);
+    // Seconds until the second `s` leaves the window.
+    const secondsUntilExpiry = (s: number) => Math.max(1, Math.ceil(((s + windowSeconds) * 1000 - now) / 1000));
 
-    if (hits.length >= limit) {
-      this.save(bucket, hits);
-      // Capacity returns when enough of the oldest hits leave the window.
-      const freesAt = hits[hits.length - limit] ?? now;
-      return { allowed: false, limit, remaining: 0, resetSeconds: secondsUntil(freesAt) };
+    if (used >= limit) {
+      this.save(bucket, counts);
+      // Capacity returns once enough of the oldest seconds have left the window.
+      let freed = 0;
+      let frees = counts[counts.length - 1]?.[0] ?? second;
+      for (const [s, n] of counts) {
+        freed += n;
+        if (used - freed < limit) {
+          frees = s;
+          break;
+        }
+      }
+      return { allowed: false, limit, remaining: 0, resetSeconds: secondsUntilExpiry(frees) };
     }
-    hits.push(now);
-    this.save(bucket, hits);
-    return { allowed: true, limit, remaining: limit - hits.length, resetSeconds: secondsUntil(hits[0] ?? now) };
+    const last = counts[counts.length - 1];
+    if (last && last[0] === second) last[1]++;
+    else counts.push([second, 1]);
+    this.save(bucket, counts);
+    return { allowed: true, limit, remaining: limit - used - 1, resetSeconds: secondsUntilExpiry(counts[0]![0]) };
   }
 
   private async keyState(keyId: string): Promise<KeyState | null> {
@@ -134,14 +152,14 @@ export class AccessGate extends DurableObject<Env> {
     return state;
   }
 
-  private load(bucket: string): number[] {
+  private load(bucket: string): [second: number, count: number][] {
     const cached = this.logs.get(bucket);
     if (cached) return cached;
     const row = this.ctx.storage.sql.exec<{ hits: string }>("SELECT hits FROM buckets WHERE name = ?", bucket).toArray()[0];
-    return row ? (JSON.parse(row.hits) as number[]) : [];
+    return row ? (JSON.parse(row.hits) as [number, number][]) : [];
   }
 
-  private save(bucket: string, hits: number[]) {
+  private save(bucket: string, hits: [number, number][]) {
     this.logs.set(bucket, hits);
     this.ctx.storage.sql.exec(
       "INSERT INTO buckets (name, hits) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET hits = excluded.hits",
