@@ -12,3 +12,4 @@ export * from "./path-versions";
 export * from "./paths";
 export * from "./settings";
 export * from "./voice";
+export * from "./record-counts";

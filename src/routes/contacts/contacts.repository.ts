@@ -7,6 +7,7 @@ import { offsetOf, type Pagination } from "@/lib/pagination";
 import { nowIso } from "@/lib/time";
 import type { CustomFieldsInput } from "@/routes/fields/custom-fields";
 import { isUniqueViolation } from "@/lib/db-errors";
+import { countQuery } from "@/db/record-counts";
 import { contactMessages } from "./contacts.schemas";
 
 export type ContactRow = typeof contacts.$inferSelect;
@@ -36,7 +37,9 @@ const live = (agencyId: string, contactId: string) => and(ofAgency(agencyId, con
  */
 const syncTags = (db: Db, agencyId: string, contactId: string) =>
   [
-    db.delete(contactTags).where(and(eq(contactTags.contactId, contactId), eq(contactTags.agencyId, agencyId))),
+    // By contact id alone: the primary key (contact_id, tag) serves it, where adding agency_id
+    // let SQLite pick the (agency_id, tag) index and read every tag of the agency.
+    db.delete(contactTags).where(eq(contactTags.contactId, contactId)),
     db
       .insert(contactTags)
       .select(
@@ -100,6 +103,8 @@ function searchCondition(q: string): SQL | undefined {
 }
 
 export async function listContacts(db: Db, agencyId: string, filters: ContactFilters, page: Pagination) {
+  // Without filters the total is the maintained count (record_counts), not a scan of the agency.
+  const unfiltered = !filters.q && filters.tag === undefined && filters.source === undefined;
   const where = and(
     eq(contacts.agencyId, agencyId),
     filters.deleted ? isNotNull(contacts.deletedAt) : isNull(contacts.deletedAt),
@@ -123,7 +128,9 @@ export async function listContacts(db: Db, agencyId: string, filters: ContactFil
       .orderBy(desc(contacts.createdAt), desc(sql`${contacts}.rowid`))
       .limit(page.limit)
       .offset(offsetOf(page)),
-    db.select({ total: count() }).from(contacts).where(where),
+    unfiltered
+      ? countQuery(db, agencyId, filters.deleted ? "contacts.deleted" : "contacts.live")
+      : db.select({ total: count() }).from(contacts).where(where),
   ]);
   return { rows, total: totals[0]?.total ?? 0 };
 }
