@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, expectError, uniqueIp } from "./helpers/http";
 import { createKey, setupAgency } from "./helpers/factories";
@@ -73,6 +73,20 @@ describe("rate limits", () => {
       expect(limiter.consume("GET /x", 2, 60, t0 + 60_001)).toMatchObject({ allowed: true, remaining: 0 });
       expect(limiter.consume("GET /x", 2, 60, t0 + 60_002).allowed).toBe(false);
       expect(limiter.consume("GET /other", 2, 60, t0 + 60_002).allowed).toBe(true);
+    });
+  });
+
+  it("remembers a window after its object is evicted and restarted", async () => {
+    const stub = env.ACCESS_GATE.get(env.ACCESS_GATE.idFromName(`test:${crypto.randomUUID()}`));
+    const now = Date.now();
+    await runInDurableObject(stub, (gate: AccessGate) => {
+      expect(gate.consume("GET /y", 3, 60, now).remaining).toBe(2);
+      expect(gate.consume("GET /y", 3, 60, now + 1).remaining).toBe(1);
+    });
+    await evictDurableObject(stub);
+    await runInDurableObject(stub, (gate: AccessGate) => {
+      expect(gate.consume("GET /y", 3, 60, now + 2).remaining).toBe(0);
+      expect(gate.consume("GET /y", 3, 60, now + 3).allowed).toBe(false);
     });
   });
 

@@ -43,6 +43,7 @@ interface KeyState {
  * the damage if such a call were ever lost.
  */
 const KEY_CACHE_MS = 60_000;
+const BUCKET_PREFIX = "bucket:";
 
 /**
  * The gate in front of the Partner API: one instance per API key (`key:<id>`) or per client
@@ -50,8 +51,8 @@ const KEY_CACHE_MS = 60_000;
  * from a cached copy of the key's row, so an authenticated request costs one Durable Object
  * round trip plus the handler's own D1 work.
  *
- * Rate limits are a sliding window per bucket (one-second resolution), written through to the
- * object's SQLite storage so an evicted object does not forget. `consume` never awaits, and a
+ * Rate limits are a sliding window per bucket (one-second resolution), kept in memory and
+ * written behind to the object's storage so a restarted object does not forget. `consume` never awaits, and a
  * Durable Object runs one event at a time, so N concurrent requests against a limit L admit
  * exactly L.
  */
@@ -62,7 +63,12 @@ export class AccessGate extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS buckets (name TEXT PRIMARY KEY, hits TEXT NOT NULL)");
+    // Load every bucket once, before the first request, so `consume` never has to await.
+    void ctx.blockConcurrencyWhile(async () => {
+      for (const [name, counts] of await ctx.storage.list<[number, number][]>({ prefix: BUCKET_PREFIX })) {
+        this.logs.set(name.slice(BUCKET_PREFIX.length), counts);
+      }
+    });
   }
 
   async admit(request: AdmissionRequest): Promise<Admission> {
@@ -153,18 +159,14 @@ export class AccessGate extends DurableObject<Env> {
   }
 
   private load(bucket: string): [second: number, count: number][] {
-    const cached = this.logs.get(bucket);
-    if (cached) return cached;
-    const row = this.ctx.storage.sql.exec<{ hits: string }>("SELECT hits FROM buckets WHERE name = ?", bucket).toArray()[0];
-    return row ? (JSON.parse(row.hits) as [number, number][]) : [];
+    return this.logs.get(bucket) ?? [];
   }
 
-  private save(bucket: string, hits: [number, number][]) {
-    this.logs.set(bucket, hits);
-    this.ctx.storage.sql.exec(
-      "INSERT INTO buckets (name, hits) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET hits = excluded.hits",
-      bucket,
-      JSON.stringify(hits),
-    );
+  private save(bucket: string, counts: [number, number][]) {
+    this.logs.set(bucket, counts);
+    // The in-memory window is the source of truth while the object lives; storage only lets
+    // a restarted object remember recent requests. allowUnconfirmed: the response need not
+    // wait for the write to be durable (the output gate would otherwise hold it back).
+    void this.ctx.storage.put(BUCKET_PREFIX + bucket, counts, { allowUnconfirmed: true });
   }
 }
