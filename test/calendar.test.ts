@@ -1,7 +1,10 @@
+import { env } from "cloudflare:workers";
+import { createExecutionContext } from "cloudflare:test";
 import { DateTime } from "luxon";
 import { describe, expect, it } from "vitest";
+import { app } from "@/app";
 import { availableDates, datesBetween, nextDate, publicSlot, slotStartingAt, slotsOnDate, type WorkingHours } from "@/routes/calendar/slots";
-import { api, expectError } from "./helpers/http";
+import { api, BASE, expectError } from "./helpers/http";
 import { createAgency, createKey, createMember, createPathRecord, setupAgency } from "./helpers/factories";
 import { expectAuthRequired, expectRateLimit, expectScopeRequired } from "./helpers/route-checks";
 import {
@@ -55,6 +58,59 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const newYorkOffset = (date: string) => DateTime.fromISO(`${date}T12:00:00`, { zone: NEW_YORK }).offset;
 /** Wall-clock `HH:MM` on `date` at a fixed UTC offset (minutes), as a UTC ISO string. */
 const atOffset = (date: string, time: string, offsetMinutes: number) => iso(Date.parse(`${date}T${time}:00.000Z`) - offsetMinutes * 60_000);
+
+/** A GET with the benchmark's D1 metrics on: rows read and round trips of this one request. */
+async function measured(path: string, token: string) {
+  const res = await app.fetch(
+    new Request(`${BASE}/api/v2${path}`, { headers: { Authorization: `Bearer ${token}`, "X-Bench-Rows-Read": "1" } }),
+    { ...env, BENCH_METRICS: "on" },
+    createExecutionContext(),
+  );
+  return {
+    status: res.status,
+    body: (await res.json()) as any,
+    rowsRead: Number(res.headers.get("X-Bench-Rows-Read")),
+    roundTrips: Number(res.headers.get("X-Bench-D1-Round-Trips")),
+  };
+}
+
+let fillerRound = 0;
+/**
+ * Rows the availability of the agency calendar over [from, to] must not read, written
+ * straight to D1: contacts, appointments of that calendar long before and long after the
+ * range, canceled ones inside it, and live ones of another team member's calendar inside it.
+ */
+async function addUnrelatedRows(agencyUuid: string, from: string, to: string, perKind = 75) {
+  const round = fillerRound++;
+  const now = new Date().toISOString();
+  const contact = env.DB.prepare(
+    `INSERT INTO contacts (id, agency_id, first_name, last_name, email, phone, tags, source, path_id, custom_fields, created_at, updated_at, deleted_at)
+     VALUES (?, ?, 'Filler', 'Contact', NULL, ?, '[]', NULL, NULL, '{}', ?, ?, NULL)`,
+  );
+  const appointment = env.DB.prepare(
+    `INSERT INTO appointments (id, agency_id, contact_id, member_id, calendar_key, start_at, end_at, status, title, notes,
+       booking_widget_id, path_id, created_at, updated_at, canceled_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL, ?, ?, NULL)`,
+  );
+  const otherMember = crypto.randomUUID();
+  const start = (date: string, i: number) => Date.parse(`${date}T14:00:00.000Z`) + (i % 16) * HALF_HOUR;
+  const statements: D1PreparedStatement[] = [];
+  for (let i = 0; i < perKind; i++) {
+    const contactId = crypto.randomUUID();
+    statements.push(contact.bind(contactId, agencyUuid, `+1212${String(round * 1000 + i).padStart(7, "0")}`, now, now));
+    const days = 10 * round + Math.floor(i / 16);
+    const rows: [string | null, string, number, string][] = [
+      [null, "agency", start(addDays(from, -20 - days), i), "booked"],
+      [null, "agency", start(addDays(to, 20 + days), i), "booked"],
+      [null, "agency", start(addDays(from, Math.floor(i / 16)), i), "canceled"],
+      [otherMember, otherMember, start(addDays(from, Math.floor(i / 16)), i), "booked"],
+    ];
+    for (const [memberId, calendarKey, at, status] of rows) {
+      statements.push(appointment.bind(crypto.randomUUID(), agencyUuid, contactId, memberId, calendarKey, iso(at), iso(at + HALF_HOUR), status, now, now));
+    }
+  }
+  await env.DB.batch(statements);
+}
 
 // ---------------------------------------------------------------------------------------
 // The slot computation, with an injected clock.
@@ -580,6 +636,56 @@ describe("GET /calendar/availability", () => {
     const dana = await createMember(agencyUuid);
     const res = await api("GET", `/calendar/availability?from=${date}&to=${date}&agent=${dana}&user_uuid=${outsider}`, { token });
     expectError(res, 400, /Give one team member/);
+  });
+
+  it("answers from one D1 round trip, reading no more rows when the agency holds many unrelated rows", async () => {
+    const { agencyUuid, token } = await setupAgency();
+    await openBusinessHours(token);
+    const member = await createMember(agencyUuid);
+    await openBusinessHours(token, `?agent_uuid=${member}`);
+    const from = nextWeekday(1);
+    const to = addDays(from, 29);
+    // Two live appointments inside the range: they must be read (and hide their slots).
+    const free = await freeStarts(token, from);
+    await book(token, free[0]);
+    await book(token, free[5]);
+    const path = `/calendar/availability?from=${from}&to=${to}`;
+
+    const before = await measured(path, token);
+    expect(before.status).toBe(200);
+    expect(before.roundTrips).toBe(1);
+    // The calendar's hours and its two appointments (and the index entry where the scan stops).
+    expect(before.rowsRead).toBeLessThanOrEqual(4);
+    const forMember = await measured(`${path}&agent_uuid=${member}`, token);
+    expect(forMember.status).toBe(200);
+    expect(forMember.body.availability.agent_uuid).toBe(member);
+    expect(forMember.roundTrips).toBe(1);
+
+    // 300 contacts and appointments before, after and (canceled, or another member's) inside the range.
+    await addUnrelatedRows(agencyUuid, from, to);
+    const after = await measured(path, token);
+    expect(after.body).toEqual(before.body);
+    expect(after.roundTrips).toBe(1);
+    // At most the one index entry past the range's end, where the index scan stops.
+    expect(after.rowsRead).toBeLessThanOrEqual(before.rowsRead + 1);
+    await addUnrelatedRows(agencyUuid, from, to);
+    expect((await measured(path, token)).rowsRead).toBe(after.rowsRead);
+    expect((await measured(`${path}&agent_uuid=${member}`, token)).rowsRead).toBeLessThanOrEqual(forMember.rowsRead + 1);
+
+    // The errors are decided from the same single batch.
+    const outsider = await createMember((await setupAgency()).agencyUuid);
+    const foreign = await measured(`${path}&agent_uuid=${outsider}`, token);
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error).toBe("Team member not found in this agency");
+    expect(foreign.roundTrips).toBe(1);
+    const noHours = await measured(`${path}&agent_uuid=${await createMember(agencyUuid)}`, token);
+    expect(noHours.status).toBe(400);
+    expect(noHours.body.error).toBe(MISCONFIGURED);
+    expect(noHours.roundTrips).toBe(1);
+    // GET /calendar/hours checks the member and reads the hours in one batch too.
+    const memberHours = await measured(`/calendar/hours?agent_uuid=${member}`, token);
+    expect(memberHours.status).toBe(200);
+    expect(memberHours.roundTrips).toBe(1);
   });
 
   it("is readable with a calendar-only key and with a legacy calendar token", async () => {

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { api } from "./helpers/http";
 import { setupAgency } from "./helpers/factories";
+import { createCall, setupVoiceAgency } from "./helpers/voice-factories";
 
 const stored = async (agencyUuid: string) =>
   Object.fromEntries(
@@ -44,5 +45,18 @@ describe("maintained list totals", () => {
   it("answers total 0 for an agency with no contacts yet", async () => {
     const { token } = await setupAgency();
     expect((await api("GET", "/contacts", { token })).body.pagination).toEqual({ page: 1, limit: 20, total: 0 });
+  });
+
+  it("counts an agency's calls for the unfiltered call list", async () => {
+    const agency = await setupVoiceAgency();
+    for (let i = 0; i < 3; i++) {
+      expect((await createCall(agency.token, { delay_seconds: 3600 })).status).toBe("queued");
+    }
+    const stored = await env.DB.prepare("SELECT count FROM record_counts WHERE agency_id = ? AND kind = 'voice_calls'")
+      .bind(agency.agencyUuid)
+      .first<{ count: number }>();
+    expect(stored?.count).toBe(3);
+    expect((await api("GET", "/voice-ai/calls", { token: agency.token })).body.pagination.total).toBe(3);
+    expect((await api("GET", "/voice-ai/calls?status=queued", { token: agency.token })).body.pagination.total).toBe(3);
   });
 });

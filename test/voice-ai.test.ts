@@ -1,5 +1,9 @@
+import { env } from "cloudflare:workers";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { admin, api, expectError } from "./helpers/http";
+import { app } from "@/app";
+import type { Env } from "@/env";
+import { admin, api, BASE, expectError } from "./helpers/http";
 import { createAgency, createKey, setupAgency } from "./helpers/factories";
 import { expectAuthRequired, expectRateLimit, expectScopeRequired } from "./helpers/route-checks";
 import {
@@ -95,6 +99,56 @@ function nextTransition(kind: "gap" | "overlap"): Transition {
   const ahead = candidates.filter((t) => utcOf(shiftDate(t.date, -1), "10:00", t.offsetBefore) > Date.now() + HOUR);
   ahead.sort((a, b) => a.date.localeCompare(b.date));
   return ahead[0]!;
+}
+
+/** A request with the benchmark's D1 metrics on: rows read and round trips of this one request. */
+async function measured(customEnv: Env, method: string, path: string, token: string, body?: unknown) {
+  const ctx = createExecutionContext();
+  const res = await app.fetch(
+    new Request(`${BASE}/api/v2${path}`, {
+      method,
+      headers: {
+        Authorization: `Bearer ${token}`,
+        "X-Bench-Rows-Read": "1",
+        ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+    { ...customEnv, BENCH_METRICS: "on" },
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return {
+    status: res.status,
+    body: (await res.json()) as any,
+    rowsRead: Number(res.headers.get("X-Bench-Rows-Read")),
+    roundTrips: Number(res.headers.get("X-Bench-D1-Round-Trips")),
+  };
+}
+
+let fillerRound = 0;
+/** `count` contacts (with phones) and as many completed calls, written straight to D1. */
+async function addUnrelatedRows(agencyUuid: string, count = 300) {
+  const round = fillerRound++;
+  const now = Date.now();
+  const contact = env.DB.prepare(
+    `INSERT INTO contacts (id, agency_id, first_name, last_name, email, phone, tags, source, path_id, custom_fields, created_at, updated_at, deleted_at)
+     VALUES (?, ?, 'Filler', 'Contact', ?, ?, '[]', NULL, NULL, '{}', ?, ?, NULL)`,
+  );
+  const call = env.DB.prepare(
+    `INSERT INTO voice_calls (id, agency_id, contact_id, contact_name, phone, direction, status, ended_reason, duration_seconds,
+       agent_id, phone_number_id, scheduled_at, due_at, attempts, started_at, ended_at, summary, cost_cents, created_at, updated_at)
+     VALUES (?, ?, ?, 'Filler Contact', ?, 'outbound', 'completed', 'customer-ended-call', 60, NULL, NULL, NULL, ?, 1, ?, ?, NULL, 12, ?, ?)`,
+  );
+  const statements: D1PreparedStatement[] = [];
+  for (let i = 0; i < count; i++) {
+    const id = crypto.randomUUID();
+    const phone = `+1303${String(round * 10_000 + i).padStart(7, "0")}`;
+    const at = new Date(now - (count - i) * 1000).toISOString();
+    statements.push(contact.bind(id, agencyUuid, `filler-${round}-${i}@example.com`, phone, at, at));
+    statements.push(call.bind(crypto.randomUUID(), agencyUuid, id, phone, at, at, at, at, at));
+  }
+  await env.DB.batch(statements);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -500,6 +554,56 @@ describe("POST /voice-ai/calls", () => {
     expectError(await api("POST", "/voice-ai/calls", { token, body: { phone: "+14155550123", voice_agent_uuid: RANDOM_UUID } }), 400, "Unknown voice_agent_uuid");
   });
 
+  it("costs two D1 round trips (one read batch, one write batch) whose rows read do not grow with the agency", async () => {
+    const { agencyUuid, token } = await setupVoiceAgency();
+    const { queue, sent } = recordingQueue();
+    const customEnv = envWith({ CALL_QUEUE: queue });
+    const post = async (body: Record<string, unknown>) => {
+      const res = await measured(customEnv, "POST", "/voice-ai/calls", token, { delay_seconds: 3600, ...body });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res;
+    };
+    const ada = { phone: "+14155550123", first_name: "Ada", last_name: "Lovelace" };
+    const measure = async (newPhone: string) => ({
+      created: await post({ phone: newPhone, first_name: "Grace", last_name: "Hopper" }),
+      reused: await post(ada),
+      bare: await post({ phone: "+14155550124" }),
+    });
+
+    const first = await post(ada);
+    const before = await measure("+14155550130");
+    for (const res of [first, before.created, before.reused, before.bare]) expect(res.roundTrips).toBe(2);
+    // Reads: timezone, agent, number, contact and wallet, a row or three each; a new contact adds its INSERT.
+    expect(before.reused.rowsRead).toBeLessThanOrEqual(10);
+    expect(before.created.rowsRead).toBeLessThanOrEqual(14);
+
+    // 600 contacts with phones and 600 calls more.
+    await addUnrelatedRows(agencyUuid);
+    await addUnrelatedRows(agencyUuid);
+    const after = await measure("+14155550131");
+    for (const kind of ["created", "reused", "bare"] as const) {
+      expect(after[kind].roundTrips, kind).toBe(2);
+      // At most the one index entry next to the phone, where a lookup by (agency, phone) stops.
+      expect(after[kind].rowsRead, kind).toBeLessThanOrEqual(before[kind].rowsRead + 1);
+    }
+    expect(after.created.body.call.contact_uuid).not.toBe(after.reused.body.call.contact_uuid);
+    expect(after.reused.body.call.contact_uuid).toBe(first.body.call.contact_uuid);
+    expect(sent).toHaveLength(7);
+  });
+
+  it("links concurrent calls to one new number to one new contact", async () => {
+    const { token } = await setupVoiceAgency();
+    const body = { phone: "+14155550140", first_name: "Ada", last_name: "Lovelace", delay_seconds: 3600 };
+    const results = await Promise.all(Array.from({ length: 8 }, () => api("POST", "/voice-ai/calls", { token, body })));
+    for (const res of results) expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const contactIds = new Set(results.map((res) => res.body.call.contact_uuid));
+    expect(contactIds.size).toBe(1);
+    expect([...contactIds][0]).toMatch(/^[0-9a-f-]{36}$/);
+    const contacts = await api("GET", "/contacts?q=4155550140", { token });
+    expect(contacts.body.contacts.map((c: any) => c.contact_uuid)).toEqual([...contactIds]);
+    expect(results.every((res) => res.body.call.contact_name === "Ada Lovelace")).toBe(true);
+  });
+
   it("makes a retried create safe with Idempotency-Key", async () => {
     const { token } = await setupVoiceAgency();
     const send = () => api("POST", "/voice-ai/calls", { token, body: { phone: "+14155550123", delay_seconds: 3600 }, headers: { "Idempotency-Key": "call-retry-1" } });
@@ -559,6 +663,25 @@ describe("GET /voice-ai/calls", () => {
     const byContact = await listCalls(token, `?contact_uuid=${ada.contact_uuid.toUpperCase()}`);
     expect(uuidsOf(byContact)).toEqual([ada.call_uuid]);
     expect(byContact.body.pagination.total).toBe(1);
+  });
+
+  it("reads no more rows for a page filtered by status or contact when the agency has many other calls", async () => {
+    const { agencyUuid, token } = await setupVoiceAgency();
+    const ada = await createCall(token, { phone: "+14155550123", first_name: "Ada", last_name: "Lovelace", delay_seconds: 3600 });
+    await createCall(token, { phone: "+14155550124", delay_seconds: 3600 });
+    const paths = ["/voice-ai/calls?status=queued&limit=5", `/voice-ai/calls?contact_uuid=${ada.contact_uuid}&limit=5`];
+    const measure = () => Promise.all(paths.map((path) => measured(env as unknown as Env, "GET", path, token)));
+    const before = await measure();
+    // 600 completed calls of other contacts (voice_calls_agency_status_idx / _contact_idx skip them).
+    await addUnrelatedRows(agencyUuid);
+    await addUnrelatedRows(agencyUuid);
+    const after = await measure();
+    for (const [i, res] of after.entries()) {
+      expect(res.status).toBe(200);
+      expect(res.roundTrips, paths[i]).toBe(1);
+      expect(res.body).toEqual(before[i]!.body);
+      expect(res.rowsRead, paths[i]).toBeLessThanOrEqual(before[i]!.rowsRead + 2);
+    }
   });
 
   it("never lists another agency's calls", async () => {

@@ -1,9 +1,10 @@
 import { drizzle } from "drizzle-orm/d1";
-import * as schema from "@/db/schema";
 
 /**
  * Drizzle over D1 or a D1 session (read replication). A session has the same prepare/batch
- * surface Drizzle uses; only its type is narrower.
+ * surface Drizzle uses; only its type is narrower. No `schema` option: we use the query
+ * builder only, and passing the schema would rebuild Drizzle's relational metadata for every
+ * table on every request.
  */
-export const createDb = (d1: D1Database | D1DatabaseSession) => drizzle(d1 as D1Database, { schema });
+export const createDb = (d1: D1Database | D1DatabaseSession) => drizzle(d1 as D1Database);
 export type Db = ReturnType<typeof createDb>;

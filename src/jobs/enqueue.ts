@@ -1,6 +1,3 @@
-import type { Db } from "@/db/client";
-import { voiceCalls } from "@/db/schema";
-import { and, eq } from "drizzle-orm";
 import { MAX_QUEUE_DELAY_SECONDS, MAX_SEND_BATCH, secondsUntil, type CallMessage } from "./call-message";
 
 export interface DueCall {
@@ -35,16 +32,3 @@ export async function sendDials(queue: Queue<CallMessage>, calls: DueCall[], now
 export const sendPoll = (queue: Queue<CallMessage>, callId: string, delaySeconds: number) =>
   queue.send({ type: "poll", call_id: callId }, { delaySeconds: Math.min(Math.max(0, Math.ceil(delaySeconds)), MAX_QUEUE_DELAY_SECONDS) });
 
-/**
- * Enqueues a call just created as `queued`. `enqueued_at` is set only once the message is
- * accepted; if sending fails the call stays `queued` with no `enqueued_at`, and the cron
- * sends it when due. Returns whether the message was sent.
- */
-export async function enqueueNewCall(db: Db, queue: Queue<CallMessage>, call: DueCall, now: number): Promise<boolean> {
-  await sendDials(queue, [call], now);
-  await db
-    .update(voiceCalls)
-    .set({ enqueuedAt: new Date(now).toISOString() })
-    .where(and(eq(voiceCalls.id, call.id), eq(voiceCalls.status, "queued")));
-  return true;
-}

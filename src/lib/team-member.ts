@@ -6,18 +6,17 @@ import { badRequest } from "@/lib/errors";
 /** The five names a partner may use for a team member (SPEC: team member targeting). */
 export const TEAM_MEMBER_ALIASES = ["agent_uuid", "agentUuid", "user_uuid", "user", "agent"] as const;
 
+export const TEAM_MEMBER_NOT_FOUND = "Team member not found in this agency";
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * Reads the team member from any of the aliases, in the query and the body. Giving two
- * different members is ambiguous and a 400; so is a member of another agency, or none.
- * Returns null when no alias is present.
+ * The team member id a request names through any of the aliases, in the query and the body,
+ * without touching storage. Two different members is ambiguous: 400. Null when no alias is
+ * present. Routes that read in one D1 batch check membership there; others call
+ * `resolveTeamMember`.
  */
-export async function resolveTeamMember(
-  db: Db,
-  agencyId: string,
-  ...sources: (Record<string, unknown> | undefined)[]
-): Promise<{ id: string; name: string } | null> {
+export function requestedTeamMember(...sources: (Record<string, unknown> | undefined)[]): string | null {
   const given = new Set<string>();
   for (const source of sources) {
     for (const alias of TEAM_MEMBER_ALIASES) {
@@ -29,12 +28,25 @@ export async function resolveTeamMember(
   }
   if (given.size === 0) return null;
   if (given.size > 1) throw badRequest(`Give one team member: ${TEAM_MEMBER_ALIASES.join(", ")} name different members`);
-  const [id] = [...given];
+  return [...given][0]!;
+}
+
+/**
+ * The named team member, which must be a live member of the caller's agency (a member of
+ * another agency, or a removed one, is 400). Null when no alias is present.
+ */
+export async function resolveTeamMember(
+  db: Db,
+  agencyId: string,
+  ...sources: (Record<string, unknown> | undefined)[]
+): Promise<{ id: string; name: string } | null> {
+  const id = requestedTeamMember(...sources);
+  if (id === null) return null;
   const member = await db
     .select({ id: members.id, name: members.name })
     .from(members)
-    .where(and(eq(members.id, id!), eq(members.agencyId, agencyId), isNull(members.removedAt)))
+    .where(and(eq(members.id, id), eq(members.agencyId, agencyId), isNull(members.removedAt)))
     .get();
-  if (!member) throw badRequest("Team member not found in this agency");
+  if (!member) throw badRequest(TEAM_MEMBER_NOT_FOUND);
   return member;
 }

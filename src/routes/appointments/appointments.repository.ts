@@ -78,21 +78,6 @@ export async function listAppointments(db: Db, agencyId: string, filters: Appoin
   return { rows, total: totals[0]?.total ?? 0 };
 }
 
-/** Live (not canceled) appointments of one calendar that overlap [from, to). */
-export const busyIntervals = (db: Db, agencyId: string, calendarKey: string, from: string, to: string) =>
-  db
-    .select({ startAt: appointments.startAt, endAt: appointments.endAt })
-    .from(appointments)
-    .where(
-      and(
-        eq(appointments.agencyId, agencyId),
-        eq(appointments.calendarKey, calendarKey),
-        ne(appointments.status, "canceled"),
-        lt(appointments.startAt, to),
-        gt(appointments.endAt, from),
-      ),
-    )
-    .all();
 
 export const agencyTimezone = async (db: Db, agencyId: string) =>
   (await db.select({ timezone: agencies.timezone }).from(agencies).where(eq(agencies.id, agencyId)).get())?.timezone;

@@ -9,11 +9,12 @@ import { getBookingWidget } from "@/routes/booking-widgets/booking-widgets.repos
 import * as contactsRepo from "@/routes/contacts/contacts.repository";
 import { assertKnownPath } from "@/routes/paths/path-lookup";
 import { recordPathEvent } from "@/routes/paths/path-events.repository";
+import { requestedTeamMember, TEAM_MEMBER_NOT_FOUND } from "@/lib/team-member";
 import { calendarMessages, DEFAULT_SLOT_MINUTES } from "./calendar.messages";
 import * as repo from "./calendar.repository";
 import type * as routes from "./calendar.routes";
 import type { CreateBookingInput } from "./calendar.schemas";
-import { availableDates, publicSlot, rangeBounds, slotStartingAt } from "./slots";
+import { availableDates, publicSlot, rangeBounds, rangeBoundsInAnyZone, slotStartingAt } from "./slots";
 
 type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], AppBindings>;
 
@@ -27,8 +28,9 @@ async function requireHours(db: Db, agencyId: string, memberId: string | null) {
 export const getCalendarHours: Handler<"getCalendarHours"> = async (c) => {
   const { db } = c.var;
   const { agencyId } = c.var.caller;
-  const member = await resolveTeamMember(db, agencyId, c.req.valid("query"));
-  const hours = await repo.getHours(db, agencyId, member?.id ?? null);
+  const memberId = requestedTeamMember(c.req.valid("query"));
+  const { memberFound, hours } = await repo.readHours(db, agencyId, memberId);
+  if (!memberFound) throw badRequest(TEAM_MEMBER_NOT_FOUND);
   if (!hours) throw notFound(calendarMessages.hoursNotSet);
   return c.json({ success: true as const, hours: repo.toPublicHours(hours) }, 200);
 };
@@ -53,25 +55,22 @@ export const listAvailability: Handler<"listAvailability"> = async (c) => {
   const query = c.req.valid("query");
   // dateRangeQuery({ required: true }) has validated both dates; its type cannot say so.
   const range = { from: query.from!, to: query.to! };
-  const member = await resolveTeamMember(db, agencyId, query);
-  const row = await requireHours(db, agencyId, member?.id ?? null);
+  const memberId = requestedTeamMember(query);
+  // One D1 batch: the member check, the hours, and the calendar's live appointments around
+  // the range (bounded for any timezone, as the hours are not known yet).
+  const read = await repo.readAvailability(db, agencyId, memberId, rangeBoundsInAnyZone(range.from, range.to));
+  if (!read.memberFound) throw badRequest(TEAM_MEMBER_NOT_FOUND);
+  if (!read.hours) throw badRequest(calendarMessages.misconfigured);
+  const row = read.hours;
   const hours = repo.toWorkingHours(row);
   const bounds = rangeBounds(hours, range.from, range.to);
+  // Live appointments that overlap the range in the calendar's own timezone.
   const busy = bounds
-    ? await appointmentsRepo.busyIntervals(
-        db,
-        agencyId,
-        row.calendarKey,
-        new Date(bounds.start).toISOString(),
-        new Date(bounds.end).toISOString(),
-      )
+    ? read.busy
+        .map((b) => ({ start: Date.parse(b.startAt), end: Date.parse(b.endAt) }))
+        .filter((b) => b.start < bounds.end && b.end > bounds.start)
     : [];
-  const dates = availableDates(
-    hours,
-    range,
-    busy.map((b) => ({ start: Date.parse(b.startAt), end: Date.parse(b.endAt) })),
-    Date.now(),
-  );
+  const dates = availableDates(hours, range, busy, Date.now());
   return c.json(
     {
       success: true as const,

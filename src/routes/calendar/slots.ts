@@ -167,6 +167,22 @@ export function rangeBounds(hours: WorkingHours, from: string, to: string): Slot
   return start === null || end === null ? null : { start, end };
 }
 
+/**
+ * UTC offsets in use run from -12:00 to +14:00, so a local midnight falls between 14 hours
+ * before and 12 hours after the UTC midnight of its date, and a DST gap moves it later by at
+ * most an hour: 14 hours on each side covers every zone.
+ */
+const ANY_ZONE_MARGIN_MS = 14 * 60 * 60_000;
+
+/**
+ * An interval that contains `rangeBounds(hours, from, to)` for the hours of any zone, for
+ * reading busy times before (in the same batch as) the calendar's hours. Past dates, where
+ * history has odder offsets, never offer a slot.
+ */
+export function rangeBoundsInAnyZone(from: string, to: string): Slot {
+  return { start: dateMs(from) - ANY_ZONE_MARGIN_MS, end: dateMs(nextDate(nextDate(to))) + ANY_ZONE_MARGIN_MS };
+}
+
 const pad = (n: number) => String(n).padStart(2, "0");
 
 /** ISO 8601 local time with its offset, e.g. 2026-12-01T09:00:00.000-05:00. */

@@ -110,50 +110,64 @@ export interface DialTarget {
   number: VoicePhoneNumberRow;
 }
 
-/**
- * Who places a call and from which number. Unknown or foreign references are 400 (they are
- * body fields, like `path_uuid`); no agent, or an agent without numbers, is 400 too.
- */
-export async function resolveDialTarget(
-  db: Db,
-  agencyId: string,
-  refs: { agentId?: string | null; numberId?: string | null },
-): Promise<DialTarget> {
-  let number: VoicePhoneNumberRow | undefined;
-  if (refs.numberId) {
-    number = await db
-      .select()
-      .from(voicePhoneNumbers)
-      .where(and(eq(voicePhoneNumbers.id, refs.numberId), eq(voicePhoneNumbers.agencyId, agencyId)))
-      .get();
-    if (!number) throw badRequest(voiceMessages.unknownNumber);
-  }
+export interface DialRefs {
+  agentId?: string | null;
+  numberId?: string | null;
+}
 
-  let agent: VoiceAgentRow | undefined;
-  const agentId = refs.agentId ?? number?.agentId;
-  if (agentId) {
-    agent = await db.select().from(voiceAgents).where(ofAgency(agencyId, agentId)).get();
+/** The agency's active agents, oldest first (`voice_agents_agency_idx`): the first is the default one. */
+const activeOfAgency = (agencyId: string) => and(eq(voiceAgents.agencyId, agencyId), eq(voiceAgents.status, "active"));
+const oldestFirst = [asc(voiceAgents.createdAt), asc(sql`${voiceAgents}.rowid`)] as const;
+
+/**
+ * Who places a call and from which number, as two queries for one `db.batch` (they do not
+ * wait for each other's answers: what one needs from the other is a subquery):
+ * - the agent: the one sent, else the agent of the number sent, else the first active one;
+ * - the number: the one sent, else the first number of that agent.
+ * `pickDialTarget` then decides from their rows.
+ */
+export function dialTargetQueries(db: Db, agencyId: string, refs: DialRefs) {
+  const numberOfAgency = (numberId: string) => and(eq(voicePhoneNumbers.id, numberId), eq(voicePhoneNumbers.agencyId, agencyId));
+  const agentIdOfNumber = (numberId: string) =>
+    db.select({ agentId: voicePhoneNumbers.agentId }).from(voicePhoneNumbers).where(numberOfAgency(numberId));
+
+  const agent = refs.agentId
+    ? db.select().from(voiceAgents).where(ofAgency(agencyId, refs.agentId))
+    : refs.numberId
+      ? db
+          .select()
+          .from(voiceAgents)
+          .where(and(eq(voiceAgents.agencyId, agencyId), sql`${voiceAgents.id} = (${agentIdOfNumber(refs.numberId)})`))
+      : db.select().from(voiceAgents).where(activeOfAgency(agencyId)).orderBy(...oldestFirst).limit(1);
+
+  const agentId = refs.agentId
+    ? refs.agentId.toLowerCase()
+    : sql`(${db.select({ id: voiceAgents.id }).from(voiceAgents).where(activeOfAgency(agencyId)).orderBy(...oldestFirst).limit(1)})`;
+  const number = refs.numberId
+    ? db.select().from(voicePhoneNumbers).where(numberOfAgency(refs.numberId))
+    : db
+        .select()
+        .from(voicePhoneNumbers)
+        .where(and(eq(voicePhoneNumbers.agencyId, agencyId), eq(voicePhoneNumbers.agentId, agentId)))
+        .orderBy(asc(voicePhoneNumbers.createdAt), asc(sql`${voicePhoneNumbers}.rowid`))
+        .limit(1);
+  return [agent, number] as const;
+}
+
+/**
+ * Decides the dial target from the rows of `dialTargetQueries`. Unknown or foreign references
+ * are 400 (they are body fields, like `path_uuid`); no agent, or an agent without numbers, is
+ * 400 too. Checked in this order: the number sent, the agent, the number of the agent.
+ */
+export function pickDialTarget(refs: DialRefs, agent: VoiceAgentRow | undefined, number: VoicePhoneNumberRow | undefined): DialTarget {
+  if (refs.numberId && !number) throw badRequest(voiceMessages.unknownNumber);
+  if (refs.agentId || refs.numberId) {
     if (!agent) throw badRequest(voiceMessages.unknownAgent);
     if (agent.status !== "active") throw badRequest(voiceMessages.inactiveAgent);
-    if (number && number.agentId !== agent.id) throw badRequest(voiceMessages.numberOfOtherAgent);
-  } else {
-    agent = await db
-      .select()
-      .from(voiceAgents)
-      .where(and(eq(voiceAgents.agencyId, agencyId), eq(voiceAgents.status, "active")))
-      .orderBy(asc(voiceAgents.createdAt), asc(sql`${voiceAgents}.rowid`))
-      .limit(1)
-      .get();
-    if (!agent) throw badRequest(voiceMessages.noAgent);
+    if (refs.numberId && number!.agentId !== agent.id) throw badRequest(voiceMessages.numberOfOtherAgent);
+  } else if (!agent) {
+    throw badRequest(voiceMessages.noAgent);
   }
-
-  number ??= await db
-    .select()
-    .from(voicePhoneNumbers)
-    .where(and(eq(voicePhoneNumbers.agencyId, agencyId), eq(voicePhoneNumbers.agentId, agent.id)))
-    .orderBy(asc(voicePhoneNumbers.createdAt), asc(sql`${voicePhoneNumbers}.rowid`))
-    .limit(1)
-    .get();
   if (!number) throw badRequest(voiceMessages.noNumber);
   return { agent, number };
 }

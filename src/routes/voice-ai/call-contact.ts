@@ -1,8 +1,9 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { contacts } from "@/db/schema";
-import { ApiError, badRequest } from "@/lib/errors";
-import { createContact, getLiveContact } from "@/routes/contacts/contacts.repository";
+import { badRequest } from "@/lib/errors";
+import { newId } from "@/lib/ids";
+import type { ContactRow } from "@/routes/contacts/contacts.repository";
 import { voiceMessages, type CreateCallInput } from "./voice-ai.schemas";
 
 export interface CallContact {
@@ -12,12 +13,28 @@ export interface CallContact {
 
 const fullName = (c: { firstName: string; lastName: string }) => `${c.firstName} ${c.lastName}`.trim();
 
-const liveContactByPhone = (db: Db, agencyId: string, phone: string) =>
+/**
+ * The live contact of the agency with this phone. `phone IS NOT NULL` repeats a term of the
+ * partial unique index `contacts_agency_phone_live_unique` (agency, phone) WHERE deleted_at
+ * IS NULL AND phone IS NOT NULL, so SQLite can prove the index applies: one index entry,
+ * however many contacts the agency has.
+ */
+const liveWithPhone = (agencyId: string, phone: string) =>
+  and(eq(contacts.agencyId, agencyId), eq(contacts.phone, phone), isNull(contacts.deletedAt), isNotNull(contacts.phone));
+
+/** `contact_uuid` as a live contact of the agency (primary key). */
+const liveWithId = (agencyId: string, contactId: string) =>
+  and(eq(contacts.id, contactId.toLowerCase()), eq(contacts.agencyId, agencyId), isNull(contacts.deletedAt));
+
+/**
+ * The one query `planCallContact` needs, for the request's read batch: the contact named by
+ * `contact_uuid`, else the live contact that already has the phone.
+ */
+export const callContactQuery = (db: Db, agencyId: string, body: CreateCallInput & { phone: string }) =>
   db
     .select()
     .from(contacts)
-    .where(and(eq(contacts.agencyId, agencyId), eq(contacts.phone, phone), isNull(contacts.deletedAt)))
-    .get();
+    .where(body.contact_uuid ? liveWithId(agencyId, body.contact_uuid) : liveWithPhone(agencyId, body.phone));
 
 /** `contact_name` with two or more words gives a first name and a last name (the rest). */
 function namesFrom(body: CreateCallInput): { firstName: string; lastName: string } | null {
@@ -29,50 +46,58 @@ function namesFrom(body: CreateCallInput): { firstName: string; lastName: string
 
 export type ContactPlan =
   | { kind: "ready"; contact: CallContact }
-  | { kind: "create"; firstName: string; lastName: string; contactName: string | null };
+  | { kind: "create"; firstName: string; lastName: string; contactName: string };
 
 /**
- * The contact a call is linked to, decided before anything is written:
+ * The contact a call is linked to, decided before anything is written, from the row of
+ * `callContactQuery`:
  * - `contact_uuid`: that live contact of the agency (else 400 `Unknown contact_uuid`);
  * - otherwise the live contact that already has this phone number, if any (reused, never a 409);
  * - otherwise a new contact from `first_name` + `last_name` (or a two-word `contact_name`),
- *   with the call's phone and source `voice-ai` (created by `settleCallContact`);
+ *   with the call's phone and source `voice-ai` (created by the statements of `callContactWrite`);
  * - otherwise none: the call carries only `contact_name`.
  * `contact_name` wins as the name the agent uses; it defaults to the contact's full name.
  */
-export async function planCallContact(db: Db, agencyId: string, body: CreateCallInput & { phone: string }): Promise<ContactPlan> {
+export function planCallContact(body: CreateCallInput & { phone: string }, found: ContactRow | undefined): ContactPlan {
   const givenName = body.contact_name ?? (body.first_name && body.last_name ? `${body.first_name} ${body.last_name}` : null);
   if (body.contact_uuid) {
-    const contact = await getLiveContact(db, agencyId, body.contact_uuid);
-    if (!contact) throw badRequest(voiceMessages.unknownContact);
-    return { kind: "ready", contact: { contactId: contact.id, contactName: givenName ?? fullName(contact) } };
+    if (!found) throw badRequest(voiceMessages.unknownContact);
+    return { kind: "ready", contact: { contactId: found.id, contactName: givenName ?? fullName(found) } };
   }
-  const existing = await liveContactByPhone(db, agencyId, body.phone);
-  if (existing) return { kind: "ready", contact: { contactId: existing.id, contactName: givenName ?? fullName(existing) } };
+  if (found) return { kind: "ready", contact: { contactId: found.id, contactName: givenName ?? fullName(found) } };
   const names = namesFrom(body);
   if (!names) return { kind: "ready", contact: { contactId: null, contactName: givenName } };
-  return { kind: "create", ...names, contactName: givenName };
+  // Names come from first_name + last_name or from contact_name, so givenName is set.
+  return { kind: "create", ...names, contactName: givenName ?? fullName(names) };
 }
 
-/** Creates the planned contact; when a concurrent request created one with this phone first, uses that. */
-export async function settleCallContact(db: Db, agencyId: string, phone: string, plan: ContactPlan): Promise<CallContact> {
-  if (plan.kind === "ready") return plan.contact;
-  try {
-    const created = await createContact(db, agencyId, {
-      firstName: plan.firstName,
-      lastName: plan.lastName,
-      email: null,
-      phone,
-      tags: [],
-      source: "voice-ai",
-      pathId: null,
-      customFields: {},
-    });
-    return { contactId: created.id, contactName: plan.contactName ?? fullName(created) };
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.code !== "conflict") throw error;
-    const winner = await liveContactByPhone(db, agencyId, phone);
-    if (!winner) throw error;
-    return { contactId: winner.id, contactName: plan.contactName ?? fullName(winner) };
-  }
+/**
+ * What the write batch does for the planned contact: for a new contact, an INSERT that yields
+ * to a live contact created with this phone in the meantime (the partial unique index decides;
+ * ON CONFLICT DO NOTHING), and the call's `contact_id` as a subquery for whichever live
+ * contact holds the phone once that INSERT ran, in the same batch. Tags are empty, so there is
+ * nothing to mirror into contact_tags.
+ */
+export function callContactWrite(db: Db, agencyId: string, phone: string, plan: ContactPlan, now: string) {
+  if (plan.kind === "ready") return { insert: null, contactId: plan.contact.contactId as string | SQL | null, contactName: plan.contact.contactName };
+  const row: ContactRow = {
+    id: newId(),
+    agencyId,
+    firstName: plan.firstName,
+    lastName: plan.lastName,
+    email: null,
+    phone,
+    tags: [],
+    source: "voice-ai",
+    pathId: null,
+    customFields: {},
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+  };
+  return {
+    insert: db.insert(contacts).values(row).onConflictDoNothing(),
+    contactId: sql`(${db.select({ id: contacts.id }).from(contacts).where(liveWithPhone(agencyId, phone))})`,
+    contactName: plan.contactName,
+  };
 }

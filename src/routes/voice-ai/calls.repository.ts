@@ -1,7 +1,8 @@
-import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { agencies, voiceCalls, type CallStatus } from "@/db/schema";
 import { newId } from "@/lib/ids";
+import { countQuery } from "@/db/record-counts";
 import { offsetOf, type Pagination } from "@/lib/pagination";
 import { nowIso } from "@/lib/time";
 
@@ -30,11 +31,12 @@ export const toPublicCall = (c: VoiceCallRow) => ({
 
 const ofAgency = (agencyId: string, callId: string) => and(eq(voiceCalls.id, callId.toLowerCase()), eq(voiceCalls.agencyId, agencyId));
 
-/** The agency's calling timezone (IANA), in which `scheduled_at` wall-clock times are read. */
-export async function agencyTimezone(db: Db, agencyId: string): Promise<string> {
-  const agency = await db.select({ timezone: agencies.timezone }).from(agencies).where(eq(agencies.id, agencyId)).get();
-  return agency?.timezone ?? "UTC";
-}
+/**
+ * The agency's calling timezone (IANA), in which `scheduled_at` wall-clock times are read, as
+ * a query for a batch: the timezone of its row, "UTC" without one.
+ */
+export const agencyTimezoneQuery = (db: Db, agencyId: string) =>
+  db.select({ timezone: agencies.timezone }).from(agencies).where(eq(agencies.id, agencyId));
 
 export const getCall = (db: Db, agencyId: string, callId: string) => db.select().from(voiceCalls).where(ofAgency(agencyId, callId)).get();
 
@@ -58,7 +60,10 @@ export async function listCalls(db: Db, agencyId: string, filters: CallFilters, 
       .orderBy(desc(voiceCalls.createdAt), desc(sql`${voiceCalls}.rowid`))
       .limit(page.limit)
       .offset(offsetOf(page)),
-    db.select({ total: count() }).from(voiceCalls).where(where),
+    // Without filters the total is the maintained count (record_counts), not a scan.
+    filters.status || filters.contactId
+      ? db.select({ total: count() }).from(voiceCalls).where(where)
+      : countQuery(db, agencyId, "voice_calls"),
   ]);
   return { rows, total: totals[0]?.total ?? 0 };
 }
@@ -72,17 +77,18 @@ export interface NewCall {
   status: "queued" | "scheduled";
   scheduledAt: string | null;
   dueAt: string;
+  /** Set when the call's dial message is sent right after the insert (see `releaseEnqueued`). */
+  enqueuedAt: string | null;
 }
 
-export async function insertCall(db: Db, agencyId: string, input: NewCall, now = nowIso()) {
-  const row: VoiceCallRow = {
+export function newCallRow(agencyId: string, input: NewCall, now = nowIso()): VoiceCallRow {
+  return {
     id: newId(),
     agencyId,
     ...input,
     direction: "outbound",
     endedReason: null,
     durationSeconds: null,
-    enqueuedAt: null,
     attempts: 0,
     providerCallId: null,
     startedAt: null,
@@ -92,9 +98,24 @@ export async function insertCall(db: Db, agencyId: string, input: NewCall, now =
     createdAt: now,
     updatedAt: now,
   };
-  await db.insert(voiceCalls).values(row);
-  return row;
 }
+
+/**
+ * The INSERT of a call, for a batch. `contactId` may be a subquery (a contact created in the
+ * same batch, or the one that won a race for its phone); RETURNING says which contact it is.
+ */
+export const insertCallStatement = (db: Db, row: VoiceCallRow, contactId: string | SQL | null) =>
+  db.insert(voiceCalls).values({ ...row, contactId }).returning({ contactId: voiceCalls.contactId });
+
+/**
+ * Clears `enqueued_at` of a queued call whose dial message could not be sent, so the cron
+ * sends it when due (as it does for calls it promotes itself).
+ */
+export const releaseEnqueued = (db: Db, callId: string, enqueuedAt: string) =>
+  db
+    .update(voiceCalls)
+    .set({ enqueuedAt: null })
+    .where(and(eq(voiceCalls.id, callId), eq(voiceCalls.status, "queued"), eq(voiceCalls.enqueuedAt, enqueuedAt)));
 
 /**
  * Cancels a call that has not been dialed. Conditional on the status, so a call the consumer

@@ -1,11 +1,11 @@
 import type { RouteHandler } from "@hono/zod-openapi";
-import { enqueueNewCall } from "@/jobs/enqueue";
+import { sendDials } from "@/jobs/enqueue";
 import type { AppBindings } from "@/lib/context";
 import { ApiError, conflict, notFound } from "@/lib/errors";
 import { paginationOf } from "@/lib/pagination";
 import * as agents from "./agents.repository";
 import * as calls from "./calls.repository";
-import { planCallContact, settleCallContact } from "./call-contact";
+import { callContactQuery, callContactWrite, planCallContact } from "./call-contact";
 import { callTiming } from "./call-schedule";
 import * as wallet from "./wallet.repository";
 import type * as routes from "./voice-ai.routes";
@@ -33,24 +33,39 @@ export const listVoiceCalls: Handler<"listVoiceCalls"> = async (c) => {
   return c.json({ success: true as const, calls: rows.map(calls.toPublicCall), pagination: paginationOf({ page, limit }, total) }, 200);
 };
 
+/**
+ * Two D1 round trips: one batch reads everything the checks need (timezone, agent, number,
+ * contact, wallet), then one batch writes the contact (if new) and the call. The checks keep
+ * their order on the rows read: timing, agent and number, contact, funds. A queued call is
+ * stored with `enqueued_at` set and its message sent after the write, as the sweep does when
+ * it promotes calls; if the queue refuses, `enqueued_at` is cleared for the cron (a third trip).
+ */
 export const createVoiceCall: Handler<"createVoiceCall"> = async (c) => {
   const body = c.req.valid("json");
   const { db } = c.var;
   const { agencyId } = c.var.caller;
   const now = Date.now();
+  const refs = { agentId: body.voice_agent_uuid, numberId: body.outbound_phone_number_uuid };
 
-  const timing = callTiming(body, await calls.agencyTimezone(db, agencyId), now);
-  const target = await agents.resolveDialTarget(db, agencyId, { agentId: body.voice_agent_uuid, numberId: body.outbound_phone_number_uuid });
-  const contactPlan = await planCallContact(db, agencyId, body);
-  const balance = (await wallet.getWallet(db, agencyId))?.balanceCents ?? 0;
+  const [agency, agentRows, numberRows, contactRows, walletRows] = await db.batch([
+    calls.agencyTimezoneQuery(db, agencyId),
+    ...agents.dialTargetQueries(db, agencyId, refs),
+    callContactQuery(db, agencyId, body),
+    wallet.walletQuery(db, agencyId),
+  ]);
+  const timing = callTiming(body, agency[0]?.timezone ?? "UTC", now);
+  const target = agents.pickDialTarget(refs, agentRows[0], numberRows[0]);
+  const contactPlan = planCallContact(body, contactRows[0]);
+  const balance = walletRows[0]?.balanceCents ?? 0;
   if (balance <= 0) throw new ApiError("insufficient_funds", voiceMessages.insufficientFunds);
 
-  const contact = await settleCallContact(db, agencyId, body.phone, contactPlan);
-  const call = await calls.insertCall(
-    db,
+  const createdAt = new Date(now).toISOString();
+  const queued = timing.status === "queued";
+  const contact = callContactWrite(db, agencyId, body.phone, contactPlan, createdAt);
+  const row = calls.newCallRow(
     agencyId,
     {
-      contactId: contact.contactId,
+      contactId: null,
       contactName: contact.contactName,
       phone: body.phone,
       agentId: target.agent.id,
@@ -58,15 +73,27 @@ export const createVoiceCall: Handler<"createVoiceCall"> = async (c) => {
       status: timing.status,
       scheduledAt: timing.scheduledAt,
       dueAt: timing.dueAt,
+      // Marked as sent in the same write; cleared below if the queue refuses the message.
+      enqueuedAt: queued ? createdAt : null,
     },
-    new Date(now).toISOString(),
+    createdAt,
   );
-  if (call.status === "queued") {
+  const insertCall = calls.insertCallStatement(db, row, contact.contactId);
+  const [linked] = contact.insert ? (await db.batch([contact.insert, insertCall]))[1] : await insertCall;
+  const call: calls.VoiceCallRow = { ...row, contactId: linked?.contactId ?? null };
+
+  if (queued) {
     try {
-      await enqueueNewCall(db, c.env.CALL_QUEUE, call, now);
+      await sendDials(c.env.CALL_QUEUE, [call], now);
     } catch (error) {
       // The call is stored: the cron sends calls that are due but were never enqueued.
       c.var.logger.error("enqueueing a voice call failed; the sweep will retry", { call_id: call.id, error: (error as Error).message });
+      try {
+        await calls.releaseEnqueued(db, call.id, createdAt);
+      } catch (releaseError) {
+        // Still sent by the sweep, as a call whose message was lost.
+        c.var.logger.error("releasing a voice call for the sweep failed", { call_id: call.id, error: (releaseError as Error).message });
+      }
     }
   }
   return c.json(callBody(call), 201);

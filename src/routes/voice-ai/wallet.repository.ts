@@ -18,7 +18,10 @@ export const toPublicWallet = (w: WalletRow | undefined) => ({
   updated_at: w?.updatedAt ?? null,
 });
 
-export const getWallet = (db: Db, agencyId: string) => db.select().from(wallets).where(eq(wallets.agencyId, agencyId)).get();
+/** The agency's wallet (primary key), as a query that can go into a batch. */
+export const walletQuery = (db: Db, agencyId: string) => db.select().from(wallets).where(eq(wallets.agencyId, agencyId));
+
+export const getWallet = (db: Db, agencyId: string) => walletQuery(db, agencyId).get();
 
 /** The wallet row, created empty at the default rate when missing (inside a batch). */
 const ensureWallet = (db: Db, agencyId: string, now: string) =>

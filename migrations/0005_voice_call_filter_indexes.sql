@@ -1,0 +1,2 @@
+CREATE INDEX `voice_calls_agency_status_idx` ON `voice_calls` (`agency_id`,`status`,`created_at`);--> statement-breakpoint
+CREATE INDEX `voice_calls_agency_contact_idx` ON `voice_calls` (`agency_id`,`contact_id`,`created_at`);
