@@ -6,10 +6,11 @@ import type { ApiKeyRow } from "@/lib/auth/api-keys.repository";
 import { assertKnownPath } from "@/routes/paths/path-lookup";
 import { recordPathEvent } from "@/routes/paths/path-events.repository";
 import { createMember as insertMember, toPublicMember } from "@/routes/users/members.repository";
+import { requireAgency } from "./admin-route";
 import * as agencies from "./agencies.repository";
 import type * as routes from "./admin.routes";
 
-type Routes = Omit<typeof routes, "ADMIN_BEARER" | "pendingRecordPaths">;
+type Routes = Omit<typeof routes, "pendingRecordPaths">;
 type Handler<K extends keyof Routes> = RouteHandler<Routes[K], AppBindings>;
 
 const toPublicKey = (k: ApiKeyRow) => ({
@@ -24,12 +25,6 @@ const toPublicKey = (k: ApiKeyRow) => ({
   created_at: k.createdAt,
   updated_at: k.updatedAt,
 });
-
-async function requireAgency(c: { var: AppBindings["Variables"] }, agencyId: string) {
-  const agency = await agencies.getAgency(c.var.db, agencyId.toLowerCase());
-  if (!agency) throw notFound("Agency not found");
-  return agency;
-}
 
 async function requireKey(c: { var: AppBindings["Variables"] }, keyId: string) {
   const key = await keys.getApiKey(c.var.db, keyId.toLowerCase());
@@ -48,7 +43,7 @@ export const listAgencies: Handler<"listAgencies"> = async (c) => {
 };
 
 export const createKey: Handler<"createKey"> = async (c) => {
-  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
+  const agency = await requireAgency(c.var.db, c.req.valid("param").agency_uuid);
   const body = c.req.valid("json");
   const created = await keys.createApiKey(c.var.db, c.env, agency.id, {
     name: body.name,
@@ -64,7 +59,7 @@ export const createKey: Handler<"createKey"> = async (c) => {
 };
 
 export const listKeys: Handler<"listKeys"> = async (c) => {
-  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
+  const agency = await requireAgency(c.var.db, c.req.valid("param").agency_uuid);
   const rows = await keys.listApiKeys(c.var.db, agency.id);
   return c.json({ success: true as const, keys: rows.map(toPublicKey) }, 200);
 };
@@ -116,19 +111,19 @@ export const listSecurityEvents: Handler<"listSecurityEvents"> = async (c) => {
 };
 
 export const createLegacyCalendarToken: Handler<"createLegacyCalendarToken"> = async (c) => {
-  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
+  const agency = await requireAgency(c.var.db, c.req.valid("param").agency_uuid);
   const { key, token } = await keys.createLegacyCalendarToken(c.var.db, c.env, agency.id);
   return c.json({ success: true as const, key: toPublicKey(key), token }, 201);
 };
 
 export const createMember: Handler<"createMember"> = async (c) => {
-  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
+  const agency = await requireAgency(c.var.db, c.req.valid("param").agency_uuid);
   const member = await insertMember(c.var.db, agency.id, c.req.valid("json"));
   return c.json({ success: true as const, member: toPublicMember(member) }, 201);
 };
 
 export const createPathEvent: Handler<"createPathEvent"> = async (c) => {
-  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
+  const agency = await requireAgency(c.var.db, c.req.valid("param").agency_uuid);
   const body = c.req.valid("json");
   await assertKnownPath(c.var.db, agency.id, body.path_uuid);
   const event = await recordPathEvent(c.var.db, agency.id, {

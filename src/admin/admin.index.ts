@@ -1,6 +1,7 @@
 import { createRouter } from "@/lib/create-app";
 import { ApiError } from "@/lib/errors";
 import { adminAuth } from "./admin-auth";
+import { ADMIN_BEARER } from "./admin-route";
 import * as handlers from "./admin.handlers";
 import * as routes from "./admin.routes";
 import { voiceAdminRouter } from "./voice.admin";
@@ -10,7 +11,7 @@ import { leadOrdersAdminRouter } from "./lead-orders.admin";
 import { settingsAdminRouter } from "./settings.admin";
 
 const router = createRouter();
-router.openAPIRegistry.registerComponent("securitySchemes", routes.ADMIN_BEARER, { type: "http", scheme: "bearer" });
+router.openAPIRegistry.registerComponent("securitySchemes", ADMIN_BEARER, { type: "http", scheme: "bearer" });
 
 router
   .openapi(routes.createAgency, handlers.createAgency)

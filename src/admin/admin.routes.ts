@@ -1,28 +1,8 @@
-import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
-import { errorResponses, jsonBody } from "@/lib/openapi";
-import { uuidParam } from "@/lib/ids";
-import { adminAuth } from "./admin-auth";
+import { z } from "@hono/zod-openapi";
+import { jsonBody } from "@/lib/openapi";
+import { adminJson, adminRoute, agencyParams, keyParams } from "./admin-route";
 import * as s from "./admin.schemas";
 
-export const ADMIN_BEARER = "adminBearer";
-
-const ok = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
-
-/** An operator route: ADMIN_TOKEN bearer, documented errors, tag `Operator`. */
-const adminRoute = <const R extends RouteConfig>(config: R) =>
-  createRoute({
-    ...config,
-    tags: ["Operator"],
-    security: [{ [ADMIN_BEARER]: [] }],
-    middleware: [adminAuth],
-    responses: { ...config.responses, ...errorResponses([400, 401, 404, 409, 500]) },
-  });
-
-const agencyParams = z.object({ agency_uuid: uuidParam("agency_uuid") });
-const keyParams = z.object({ key_uuid: uuidParam("key_uuid") });
 const success = z.literal(true);
 const keyWithSecrets = z.object({ success, key: s.ApiKey, access_token: z.string(), rotate_key: z.string() });
 
@@ -32,7 +12,7 @@ export const createAgency = adminRoute({
   operationId: "adminCreateAgency",
   summary: "Create an agency",
   request: { body: jsonBody(s.CreateAgencyBody) },
-  responses: { 201: ok(z.object({ success, agency: s.Agency }), "The agency.") },
+  responses: { 201: adminJson(z.object({ success, agency: s.Agency }), "The agency.") },
 });
 
 export const listAgencies = adminRoute({
@@ -40,7 +20,7 @@ export const listAgencies = adminRoute({
   path: "/agencies",
   operationId: "adminListAgencies",
   summary: "List agencies",
-  responses: { 200: ok(z.object({ success, agencies: z.array(s.Agency) }), "All agencies, oldest first.") },
+  responses: { 200: adminJson(z.object({ success, agencies: z.array(s.Agency) }), "All agencies, oldest first.") },
 });
 
 export const createKey = adminRoute({
@@ -50,7 +30,7 @@ export const createKey = adminRoute({
   summary: "Create an API key",
   description: "Returns the access token and rotate key once; only their hashes are stored.",
   request: { params: agencyParams, body: jsonBody(s.CreateKeyBody) },
-  responses: { 201: ok(keyWithSecrets, "The key and its secrets.") },
+  responses: { 201: adminJson(keyWithSecrets, "The key and its secrets.") },
 });
 
 export const listKeys = adminRoute({
@@ -59,7 +39,7 @@ export const listKeys = adminRoute({
   operationId: "adminListKeys",
   summary: "List an agency's keys",
   request: { params: agencyParams },
-  responses: { 200: ok(z.object({ success, keys: z.array(s.ApiKey) }), "Keys, newest first.") },
+  responses: { 200: adminJson(z.object({ success, keys: z.array(s.ApiKey) }), "Keys, newest first.") },
 });
 
 export const updateKey = adminRoute({
@@ -68,7 +48,7 @@ export const updateKey = adminRoute({
   operationId: "adminUpdateKey",
   summary: "Rename a key, edit its scopes or rate-limit multiplier",
   request: { params: keyParams, body: jsonBody(s.UpdateKeyBody) },
-  responses: { 200: ok(z.object({ success, key: s.ApiKey }), "The key.") },
+  responses: { 200: adminJson(z.object({ success, key: s.ApiKey }), "The key.") },
 });
 
 export const revokeKey = adminRoute({
@@ -77,7 +57,7 @@ export const revokeKey = adminRoute({
   operationId: "adminRevokeKey",
   summary: "Revoke a key",
   request: { params: keyParams },
-  responses: { 200: ok(z.object({ success, key: s.ApiKey }), "The revoked key.") },
+  responses: { 200: adminJson(z.object({ success, key: s.ApiKey }), "The revoked key.") },
 });
 
 export const rotateSecrets = adminRoute({
@@ -87,7 +67,7 @@ export const rotateSecrets = adminRoute({
   summary: "Rotate both secrets",
   request: { params: keyParams },
   responses: {
-    200: ok(z.object({ success, access_token: z.string(), rotate_key: z.string(), expires_at: z.string().nullable() }), "New secrets."),
+    200: adminJson(z.object({ success, access_token: z.string(), rotate_key: z.string(), expires_at: z.string().nullable() }), "New secrets."),
   },
 });
 
@@ -97,7 +77,7 @@ export const regenerateRotateKey = adminRoute({
   operationId: "adminRegenerateRotateKey",
   summary: "Regenerate the rotate key",
   request: { params: keyParams },
-  responses: { 200: ok(z.object({ success, rotate_key: z.string() }), "The new rotate key.") },
+  responses: { 200: adminJson(z.object({ success, rotate_key: z.string() }), "The new rotate key.") },
 });
 
 export const listSecurityEvents = adminRoute({
@@ -107,7 +87,7 @@ export const listSecurityEvents = adminRoute({
   summary: "Security events of a key (replayed rotate keys)",
   request: { params: keyParams },
   responses: {
-    200: ok(
+    200: adminJson(
       z.object({ success, events: z.array(z.object({ type: z.string(), ip: z.string().nullable(), created_at: z.string() })) }),
       "Events, newest first.",
     ),
@@ -120,7 +100,7 @@ export const createLegacyCalendarToken = adminRoute({
   operationId: "adminCreateLegacyCalendarToken",
   summary: "Create a legacy calendar token",
   request: { params: agencyParams },
-  responses: { 201: ok(z.object({ success, key: s.ApiKey, token: z.string() }), "The token, shown once.") },
+  responses: { 201: adminJson(z.object({ success, key: s.ApiKey, token: z.string() }), "The token, shown once.") },
 });
 
 export const createMember = adminRoute({
@@ -129,7 +109,7 @@ export const createMember = adminRoute({
   operationId: "adminCreateMember",
   summary: "Add a team member",
   request: { params: agencyParams, body: jsonBody(s.CreateMemberBody) },
-  responses: { 201: ok(z.object({ success, member: s.Member }), "The member.") },
+  responses: { 201: adminJson(z.object({ success, member: s.Member }), "The member.") },
 });
 
 export const createPathEvent = adminRoute({
@@ -138,7 +118,7 @@ export const createPathEvent = adminRoute({
   operationId: "adminCreatePathEvent",
   summary: "Record a path event from a hosted path",
   request: { params: agencyParams, body: jsonBody(s.CreatePathEventBody) },
-  responses: { 201: ok(z.object({ success, event: s.PathEvent }), "The event.") },
+  responses: { 201: adminJson(z.object({ success, event: s.PathEvent }), "The event.") },
 });
 
 /** Operator rows whose resources arrive with later issues; they answer 501 until then. */

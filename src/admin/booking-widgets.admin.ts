@@ -1,15 +1,13 @@
-import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
+import { z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-app";
-import { badRequest, notFound } from "@/lib/errors";
-import { uuidField, uuidParam } from "@/lib/ids";
-import { errorResponses, jsonBody } from "@/lib/openapi";
+import { badRequest } from "@/lib/errors";
+import { uuidField } from "@/lib/ids";
+import { jsonBody } from "@/lib/openapi";
 import { resolveTeamMember } from "@/lib/team-member";
 import { BookingWidget } from "@/routes/booking-widgets/booking-widgets.schemas";
 import { createBookingWidget, toPublicBookingWidget } from "@/routes/booking-widgets/booking-widgets.repository";
-import { adminAuth } from "./admin-auth";
-import { ADMIN_BEARER } from "./admin.routes";
-import { getAgency } from "./agencies.repository";
+import { ERRORS_WITHOUT_CONFLICT, adminJson, adminRoute, agencyParams, requireAgency } from "./admin-route";
 
 const DURATION_MESSAGE = "duration_minutes must be a whole number from 5 to 240";
 
@@ -25,31 +23,26 @@ export const CreateBookingWidgetBody = z
   })
   .openapi("AdminCreateBookingWidget", { example: { name: "Intro call", duration_minutes: 30 } });
 
-export const createBookingWidgetRoute = createRoute({
-  method: "post",
-  path: "/agencies/{agency_uuid}/booking-widgets",
-  operationId: "adminCreateBookingWidget",
-  summary: "Create a booking widget",
-  description:
-    "A widget books the calendar of `agent_uuid` (a team member of the agency; otherwise 400) or, without it, the " +
-    "agency calendar. Bookings through it need `duration_minutes` to equal that calendar's `slot_minutes`.",
-  tags: ["Operator"],
-  security: [{ [ADMIN_BEARER]: [] }],
-  middleware: [adminAuth],
-  request: { params: z.object({ agency_uuid: uuidParam("agency_uuid") }), body: jsonBody(CreateBookingWidgetBody) },
-  responses: {
-    201: {
-      description: "The booking widget, active.",
-      content: { "application/json": { schema: z.object({ success: z.literal(true), booking_widget: BookingWidget }) } },
+export const createBookingWidgetRoute = adminRoute(
+  {
+    method: "post",
+    path: "/agencies/{agency_uuid}/booking-widgets",
+    operationId: "adminCreateBookingWidget",
+    summary: "Create a booking widget",
+    description:
+      "A widget books the calendar of `agent_uuid` (a team member of the agency; otherwise 400) or, without it, the " +
+      "agency calendar. Bookings through it need `duration_minutes` to equal that calendar's `slot_minutes`.",
+    request: { params: agencyParams, body: jsonBody(CreateBookingWidgetBody) },
+    responses: {
+      201: adminJson(z.object({ success: z.literal(true), booking_widget: BookingWidget }), "The booking widget, active."),
     },
-    ...errorResponses([400, 401, 404, 500]),
   },
-});
+  ERRORS_WITHOUT_CONFLICT,
+);
 
 export const createBookingWidgetHandler: RouteHandler<typeof createBookingWidgetRoute, AppBindings> = async (c) => {
   const { db } = c.var;
-  const agency = await getAgency(db, c.req.valid("param").agency_uuid.toLowerCase());
-  if (!agency) throw notFound("Agency not found");
+  const agency = await requireAgency(db, c.req.valid("param").agency_uuid);
   const body = c.req.valid("json");
   const member = body.agent_uuid ? await resolveTeamMember(db, agency.id, { agent_uuid: body.agent_uuid }) : null;
   if (body.agent_uuid && !member) throw badRequest("Team member not found in this agency");

@@ -1,42 +1,30 @@
-import { createRoute, z, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
+import { z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-app";
-import { notFound } from "@/lib/errors";
-import { uuidParam } from "@/lib/ids";
-import { errorResponses, jsonBody } from "@/lib/openapi";
+import { jsonBody } from "@/lib/openapi";
 import { createLeadOrder, toPublicLeadOrder } from "@/routes/lead-orders/lead-orders.repository";
 import { LeadOrder, dailyMaxField, orderNameField, statesField } from "@/routes/lead-orders/lead-orders.schemas";
-import { adminAuth } from "./admin-auth";
-import { getAgency } from "./agencies.repository";
-
-const ADMIN_BEARER = "adminBearer";
+import { ERRORS_WITHOUT_CONFLICT, adminJson, adminRoute, agencyParams, requireAgency } from "./admin-route";
 
 const CreateLeadOrderBody = z
   .strictObject({ name: orderNameField, daily_max: dailyMaxField, states: statesField })
   .openapi("AdminCreateLeadOrder", { example: { name: "Texas buyers", daily_max: 25, states: ["TX"] } });
 
-export const createLeadOrderRoute = createRoute({
-  method: "post",
-  path: "/agencies/{agency_uuid}/lead-orders",
-  operationId: "adminCreateLeadOrder",
-  summary: "Create a lead order (bought in the dashboard)",
-  description: "The order starts `active` with `delivered_count` 0; `daily_max` and `states` follow the Partner API's PATCH rules.",
-  tags: ["Operator"],
-  security: [{ [ADMIN_BEARER]: [] }],
-  middleware: [adminAuth],
-  request: { params: z.object({ agency_uuid: uuidParam("agency_uuid") }), body: jsonBody(CreateLeadOrderBody) },
-  responses: {
-    201: {
-      description: "The lead order.",
-      content: { "application/json": { schema: z.object({ success: z.literal(true), lead_order: LeadOrder }) } },
-    },
-    ...errorResponses([400, 401, 404, 500]),
+export const createLeadOrderRoute = adminRoute(
+  {
+    method: "post",
+    path: "/agencies/{agency_uuid}/lead-orders",
+    operationId: "adminCreateLeadOrder",
+    summary: "Create a lead order (bought in the dashboard)",
+    description: "The order starts `active` with `delivered_count` 0; `daily_max` and `states` follow the Partner API's PATCH rules.",
+    request: { params: agencyParams, body: jsonBody(CreateLeadOrderBody) },
+    responses: { 201: adminJson(z.object({ success: z.literal(true), lead_order: LeadOrder }), "The lead order.") },
   },
-} satisfies RouteConfig);
+  ERRORS_WITHOUT_CONFLICT,
+);
 
 const createLeadOrderHandler: RouteHandler<typeof createLeadOrderRoute, AppBindings> = async (c) => {
-  const agency = await getAgency(c.var.db, c.req.valid("param").agency_uuid.toLowerCase());
-  if (!agency) throw notFound("Agency not found");
+  const agency = await requireAgency(c.var.db, c.req.valid("param").agency_uuid);
   const body = c.req.valid("json");
   const order = await createLeadOrder(c.var.db, agency.id, { name: body.name, dailyMax: body.daily_max, states: body.states });
   return c.json({ success: true as const, lead_order: toPublicLeadOrder(order) }, 201);

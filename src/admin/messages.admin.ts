@@ -1,18 +1,14 @@
-import { createRoute, z } from "@hono/zod-openapi";
-import type { RouteHandler } from "@hono/zod-openapi";
+import { z, type RouteHandler } from "@hono/zod-openapi";
 import { createRouter } from "@/lib/create-app";
 import type { AppBindings } from "@/lib/context";
-import { badRequest, notFound } from "@/lib/errors";
-import { uuidParam } from "@/lib/ids";
-import { errorResponses, jsonBody } from "@/lib/openapi";
+import { badRequest } from "@/lib/errors";
+import { jsonBody } from "@/lib/openapi";
 import { getLiveContact } from "@/routes/contacts/contacts.repository";
 import * as messages from "@/routes/messages/messages.repository";
 import { AdminCreateMessageBody, Message, messageMessages } from "@/routes/messages/messages.schemas";
-import { adminAuth } from "./admin-auth";
-import { ADMIN_BEARER } from "./admin.routes";
-import { getAgency } from "./agencies.repository";
+import { adminJson, adminRoute, agencyParams, requireAgency } from "./admin-route";
 
-export const createMessage = createRoute({
+export const createMessage = adminRoute({
   method: "post",
   path: "/agencies/{agency_uuid}/messages",
   operationId: "adminCreateMessage",
@@ -21,20 +17,13 @@ export const createMessage = createRoute({
     "Stores a message on a live contact of the agency as the SMS webhook or the dashboard saw it. `sms` takes " +
     "`inbound` or `outbound`, `note` takes `internal`. Inbound messages arrive unread; the others start read. " +
     "Nothing is sent.",
-  tags: ["Operator"],
-  security: [{ [ADMIN_BEARER]: [] }],
-  middleware: [adminAuth],
-  request: { params: z.object({ agency_uuid: uuidParam("agency_uuid") }), body: jsonBody(AdminCreateMessageBody) },
-  responses: {
-    201: { description: "The message.", content: { "application/json": { schema: z.object({ success: z.literal(true), message: Message }) } } },
-    ...errorResponses([400, 401, 404, 409, 500]),
-  },
+  request: { params: agencyParams, body: jsonBody(AdminCreateMessageBody) },
+  responses: { 201: adminJson(z.object({ success: z.literal(true), message: Message }), "The message.") },
 });
 
 export const createMessageHandler: RouteHandler<typeof createMessage, AppBindings> = async (c) => {
   const { db } = c.var;
-  const agency = await getAgency(db, c.req.valid("param").agency_uuid.toLowerCase());
-  if (!agency) throw notFound("Agency not found");
+  const agency = await requireAgency(db, c.req.valid("param").agency_uuid);
   const body = c.req.valid("json");
   const contact = await getLiveContact(db, agency.id, body.contact_uuid);
   if (!contact) throw badRequest(messageMessages.unknownContact);

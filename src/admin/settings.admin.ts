@@ -1,17 +1,13 @@
-import { createRoute, z, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
+import { z, type RouteHandler } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { agencySecrets } from "@/db/schema";
 import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-app";
-import { notFound } from "@/lib/errors";
-import { uuidParam } from "@/lib/ids";
-import { errorResponses, jsonBody } from "@/lib/openapi";
+import { jsonBody } from "@/lib/openapi";
 import { nowIso } from "@/lib/time";
-import { adminAuth } from "./admin-auth";
-import { getAgency } from "./agencies.repository";
+import { ERRORS_WITHOUT_CONFLICT, adminJson, adminRoute, agencyParams, requireAgency } from "./admin-route";
 
-const ADMIN_BEARER = "adminBearer";
 const SECRET_NAME = /^[a-z][a-z0-9_.-]{0,63}$/;
 
 const PutSecretBody = z
@@ -26,24 +22,25 @@ const PutSecretBody = z
 /** What the operator API says about a secret: never its value. */
 const Secret = z.object({ name: z.string(), updated_at: z.string() }).openapi("AdminSecret");
 
-export const putSecretRoute = createRoute({
-  method: "post",
-  path: "/agencies/{agency_uuid}/secrets",
-  operationId: "adminPutSecret",
-  summary: "Store an agency secret (OAuth token, provider credential)",
-  description:
-    "Creates (201) or replaces (200) the secret `name` of the agency. The value is write-only: no operator or Partner " +
-    "API response ever contains it; the answer names the secret and when it changed.",
-  tags: ["Operator"],
-  security: [{ [ADMIN_BEARER]: [] }],
-  middleware: [adminAuth],
-  request: { params: z.object({ agency_uuid: uuidParam("agency_uuid") }), body: jsonBody(PutSecretBody) },
-  responses: {
-    200: { description: "The secret was replaced.", content: { "application/json": { schema: z.object({ success: z.literal(true), secret: Secret }) } } },
-    201: { description: "The secret was created.", content: { "application/json": { schema: z.object({ success: z.literal(true), secret: Secret }) } } },
-    ...errorResponses([400, 401, 404, 500]),
+const SecretResponse = z.object({ success: z.literal(true), secret: Secret });
+
+export const putSecretRoute = adminRoute(
+  {
+    method: "post",
+    path: "/agencies/{agency_uuid}/secrets",
+    operationId: "adminPutSecret",
+    summary: "Store an agency secret (OAuth token, provider credential)",
+    description:
+      "Creates (201) or replaces (200) the secret `name` of the agency. The value is write-only: no operator or Partner " +
+      "API response ever contains it; the answer names the secret and when it changed.",
+    request: { params: agencyParams, body: jsonBody(PutSecretBody) },
+    responses: {
+      200: adminJson(SecretResponse, "The secret was replaced."),
+      201: adminJson(SecretResponse, "The secret was created."),
+    },
   },
-} satisfies RouteConfig);
+  ERRORS_WITHOUT_CONFLICT,
+);
 
 /** Insert, or replace the value of an existing name; true when it was new. */
 async function putSecret(db: Db, agencyId: string, name: string, value: string) {
@@ -58,8 +55,7 @@ async function putSecret(db: Db, agencyId: string, name: string, value: string) 
 }
 
 const putSecretHandler: RouteHandler<typeof putSecretRoute, AppBindings> = async (c) => {
-  const agency = await getAgency(c.var.db, c.req.valid("param").agency_uuid.toLowerCase());
-  if (!agency) throw notFound("Agency not found");
+  const agency = await requireAgency(c.var.db, c.req.valid("param").agency_uuid);
   const { name, value } = c.req.valid("json");
   const { created, updatedAt } = await putSecret(c.var.db, agency.id, name, value);
   const body = { success: true as const, secret: { name, updated_at: updatedAt } };

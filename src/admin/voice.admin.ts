@@ -1,15 +1,11 @@
-import { createRoute, z, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
+import { z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-app";
-import { notFound } from "@/lib/errors";
-import { uuidParam } from "@/lib/ids";
-import { errorResponses, jsonBody } from "@/lib/openapi";
+import { jsonBody } from "@/lib/openapi";
 import { phoneField } from "@/lib/phone";
 import { createAgent, type AgentWithNumbers } from "@/routes/voice-ai/agents.repository";
 import { creditWallet, toPublicWallet } from "@/routes/voice-ai/wallet.repository";
-import { adminAuth } from "./admin-auth";
-import { ADMIN_BEARER } from "./admin.routes";
-import { getAgency } from "./agencies.repository";
+import { adminJson, adminRoute, agencyParams, requireAgency } from "./admin-route";
 
 /**
  * Operator records of Voice AI: agents with their caller ids, and wallet credits. Partners
@@ -19,18 +15,6 @@ import { getAgency } from "./agencies.repository";
 const MAX_PHONE_NUMBERS = 10;
 const MAX_CREDIT_CENTS = 100_000_000;
 
-const ok = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
-
-const adminRoute = <const R extends RouteConfig>(config: R) =>
-  createRoute({
-    ...config,
-    tags: ["Operator"],
-    security: [{ [ADMIN_BEARER]: [] }],
-    middleware: [adminAuth],
-    responses: { ...config.responses, ...errorResponses([400, 401, 404, 409, 500]) },
-  });
-
-const agencyParams = z.object({ agency_uuid: uuidParam("agency_uuid") });
 const providerId = (name: string) =>
   z
     .string({ error: `${name} must be a string` })
@@ -112,7 +96,7 @@ export const createVoiceAgent = adminRoute({
     "`provider_agent_id` / `provider_number_id` are the Vapi assistant and phone number ids, needed when " +
     "VOICE_PROVIDER is `vapi`. A number the agency already uses is 409.",
   request: { params: agencyParams, body: jsonBody(CreateVoiceAgentBody) },
-  responses: { 201: ok(z.object({ success: z.literal(true), agent: AdminVoiceAgent }), "The agent.") },
+  responses: { 201: adminJson(z.object({ success: z.literal(true), agent: AdminVoiceAgent }), "The agent.") },
 });
 
 export const creditVoiceWallet = adminRoute({
@@ -122,7 +106,7 @@ export const creditVoiceWallet = adminRoute({
   summary: "Add funds to an agency's Voice AI wallet",
   description: "Adds `amount_cents` (a ledger credit) and optionally sets the per-minute rate. Creates the wallet on first use.",
   request: { params: agencyParams, body: jsonBody(CreditWalletBody) },
-  responses: { 200: ok(z.object({ success: z.literal(true), wallet: AdminWallet }), "The wallet after the credit.") },
+  responses: { 200: adminJson(z.object({ success: z.literal(true), wallet: AdminWallet }), "The wallet after the credit.") },
 });
 
 const toOperatorAgent = (a: AgentWithNumbers) => ({
@@ -135,14 +119,8 @@ const toOperatorAgent = (a: AgentWithNumbers) => ({
   updated_at: a.updatedAt,
 });
 
-async function requireAgency(c: { var: AppBindings["Variables"] }, agencyUuid: string) {
-  const agency = await getAgency(c.var.db, agencyUuid.toLowerCase());
-  if (!agency) throw notFound("Agency not found");
-  return agency;
-}
-
 const createVoiceAgentHandler: RouteHandler<typeof createVoiceAgent, AppBindings> = async (c) => {
-  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
+  const agency = await requireAgency(c.var.db, c.req.valid("param").agency_uuid);
   const body = c.req.valid("json");
   const agent = await createAgent(c.var.db, agency.id, {
     name: body.name,
@@ -154,7 +132,7 @@ const createVoiceAgentHandler: RouteHandler<typeof createVoiceAgent, AppBindings
 };
 
 const creditVoiceWalletHandler: RouteHandler<typeof creditVoiceWallet, AppBindings> = async (c) => {
-  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
+  const agency = await requireAgency(c.var.db, c.req.valid("param").agency_uuid);
   const body = c.req.valid("json");
   const wallet = await creditWallet(c.var.db, agency.id, {
     amountCents: body.amount_cents,
