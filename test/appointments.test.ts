@@ -13,27 +13,12 @@ import {
   nextWeekday,
   openBusinessHours,
   putHours,
+  APPOINTMENT_KEYS,
 } from "./helpers/calendar-factories";
 
 const RANDOM_UUID = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const HALF_HOUR = 30 * 60_000;
-const APPOINTMENT_KEYS = [
-  "appointment_uuid",
-  "contact_uuid",
-  "contact_name",
-  "agent_uuid",
-  "start_at",
-  "end_at",
-  "status",
-  "title",
-  "notes",
-  "booking_widget_uuid",
-  "path_uuid",
-  "created_at",
-  "updated_at",
-  "canceled_at",
-].sort();
 
 const uuidsOf = (res: { body: any }) => res.body.appointments.map((a: any) => a.appointment_uuid);
 const getAppointment = (token: string, uuid: string) => api("GET", `/appointments/${uuid}`, { token });

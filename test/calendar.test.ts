@@ -27,28 +27,13 @@ import {
   putHours,
   today,
   weekdayOf,
+  APPOINTMENT_KEYS,
 } from "./helpers/calendar-factories";
 
 const RANDOM_UUID = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const HOURS_KEYS = ["agent_uuid", "timezone", "slot_minutes", "days", "created_at", "updated_at"].sort();
 const SLOT_KEYS = ["start_at", "end_at", "time", "local_start", "local_end"].sort();
-const APPOINTMENT_KEYS = [
-  "appointment_uuid",
-  "contact_uuid",
-  "contact_name",
-  "agent_uuid",
-  "start_at",
-  "end_at",
-  "status",
-  "title",
-  "notes",
-  "booking_widget_uuid",
-  "path_uuid",
-  "created_at",
-  "updated_at",
-  "canceled_at",
-].sort();
 const HALF_HOUR = 30 * 60_000;
 const HOUR = 60 * 60_000;
 const BUSINESS_TIMES = Array.from({ length: 16 }, (_, i) => `${String(9 + Math.floor(i / 2)).padStart(2, "0")}:${i % 2 ? "30" : "00"}`);

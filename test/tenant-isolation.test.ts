@@ -110,7 +110,7 @@ describe("tenant isolation", () => {
     expect(await snapshot(owner.agencyUuid)).toEqual(before);
 
     // The owner still sees every record.
-    for (const { method, path, op } of operations.filter((o) => o.method === "GET")) {
+    for (const { path, op } of operations.filter((o) => o.method === "GET")) {
       let url = path;
       for (const p of (op.parameters ?? []).filter((p: Json) => p.in === "path")) url = url.replace(`{${p.name}}`, idFor(path, p.name)!);
       expect((await api("GET", url, { token: owner.token })).status, `GET ${url}`).toBe(200);

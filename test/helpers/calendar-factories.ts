@@ -9,6 +9,24 @@ export const MISCONFIGURED = "Calendar is misconfigured: no working hours are se
 export const TEAM_MEMBER_ALIASES = ["agent_uuid", "agentUuid", "user_uuid", "user", "agent"] as const;
 
 /** Monday to Friday, 09:00-17:00. */
+/** Every field of an appointment record (DESIGN), sorted for comparing with Object.keys. */
+export const APPOINTMENT_KEYS = [
+  "appointment_uuid",
+  "contact_uuid",
+  "contact_name",
+  "agent_uuid",
+  "start_at",
+  "end_at",
+  "status",
+  "title",
+  "notes",
+  "booking_widget_uuid",
+  "path_uuid",
+  "created_at",
+  "updated_at",
+  "canceled_at",
+].sort();
+
 export const WEEKDAYS_9_TO_5 = [1, 2, 3, 4, 5].map((weekday) => ({ weekday, start: "09:00", end: "17:00" }));
 
 const DAY_MS = 86_400_000;
