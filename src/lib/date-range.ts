@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { messages } from "@/lib/errors";
 import { DAY_MS } from "@/lib/time";
+import { VERBATIM } from "@/lib/validation";
 
 export const MAX_RANGE_DAYS = 90;
 
@@ -39,12 +40,12 @@ export function dateRangeQuery(options: { required: boolean }) {
     const from = value.from === undefined ? null : parseIsoDate(value.from);
     const to = value.to === undefined ? null : parseIsoDate(value.to);
     if (from === null || to === null) {
-      ctx.addIssue({ code: "custom", path: [from === null ? "from" : "to"], message: messages.invalidDateFormat });
+      ctx.addIssue({ code: "custom", path: [from === null ? "from" : "to"], message: messages.invalidDateFormat, params: VERBATIM });
       return;
     }
     const days = inclusiveDays(from, to);
     if (days < 1 || days > MAX_RANGE_DAYS) {
-      ctx.addIssue({ code: "custom", path: ["to"], message: messages.invalidDateSpan });
+      ctx.addIssue({ code: "custom", path: ["to"], message: messages.invalidDateSpan, params: VERBATIM });
     }
   });
 }

@@ -1,12 +1,18 @@
 import type { Hook } from "@hono/zod-openapi";
 import type { z } from "@hono/zod-openapi";
-import { ApiError, messages } from "@/lib/errors";
+import { ApiError } from "@/lib/errors";
 import type { AppBindings } from "@/lib/context";
 
 type Issue = z.core.$ZodIssue;
 
-/** SPEC quotes these verbatim, so they are never prefixed with the field (which `details` still names). */
-const SPEC_MESSAGES: ReadonlySet<string> = new Set([messages.invalidDateFormat, messages.invalidDateSpan]);
+/**
+ * Marks a refinement's message as final: it is shown exactly as written, never prefixed with
+ * the field (which `details` still names). For messages SPEC quotes verbatim.
+ * Use: `ctx.addIssue({ code: "custom", path, message, params: VERBATIM })`.
+ */
+export const VERBATIM = { verbatim: true } as const;
+
+const isVerbatim = (issue: Issue) => issue.code === "custom" && issue.params?.verbatim === true;
 
 const fieldName = (issue: Issue) => issue.path.map(String).join(".");
 
@@ -25,7 +31,7 @@ export function describeIssue(issue: Issue): { field: string; message: string } 
     return { field: field || keys, message: `Unknown field${issue.keys.length > 1 ? "s" : ""}: ${keys}` };
   }
   const leaf = String(issue.path[issue.path.length - 1] ?? "");
-  if (!field || (leaf && issue.message.includes(leaf)) || SPEC_MESSAGES.has(issue.message)) return { field, message: issue.message };
+  if (!field || (leaf && issue.message.includes(leaf)) || isVerbatim(issue)) return { field, message: issue.message };
   return { field, message: `${field}: ${issue.message}` };
 }
 
