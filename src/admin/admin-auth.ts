@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AppBindings } from "@/lib/context";
 import { bearerToken } from "@/lib/auth/tokens";
 import { timingSafeEqual } from "@/lib/crypto";
-import { ApiError, messages } from "@/lib/errors";
+import { ApiError, invalidToken, messages } from "@/lib/errors";
 
 /**
  * The operator API exists only where ADMIN_TOKEN is configured: without it every /admin
@@ -12,6 +12,6 @@ export const adminAuth: MiddlewareHandler<AppBindings> = async (c, next) => {
   const expected = c.env.ADMIN_TOKEN;
   if (!expected) throw new ApiError("not_found", messages.routeNotFound);
   const token = bearerToken(c.req.header("Authorization"));
-  if (!token || !timingSafeEqual(token, expected)) throw new ApiError("invalid_token", messages.invalidToken);
+  if (!token || !timingSafeEqual(token, expected)) throw invalidToken();
   await next();
 };

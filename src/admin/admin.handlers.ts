@@ -10,7 +10,7 @@ import { requireAgency } from "./admin-route";
 import * as agencies from "./agencies.repository";
 import type * as routes from "./admin.routes";
 
-type Routes = Omit<typeof routes, "pendingRecordPaths">;
+type Routes = typeof routes;
 type Handler<K extends keyof Routes> = RouteHandler<Routes[K], AppBindings>;
 
 const toPublicKey = (k: ApiKeyRow) => ({
@@ -103,7 +103,7 @@ export const regenerateRotateKey: Handler<"regenerateRotateKey"> = async (c) => 
 
 export const listSecurityEvents: Handler<"listSecurityEvents"> = async (c) => {
   const key = await requireKey(c, c.req.valid("param").key_uuid);
-  const events = await keys.listSecurityEvents(c.var.db, [key.id]);
+  const events = await keys.listSecurityEvents(c.var.db, key.id);
   return c.json(
     { success: true as const, events: events.map((e) => ({ type: e.type, ip: e.ip, created_at: e.createdAt })) },
     200,

@@ -1,5 +1,4 @@
 import { createRouter } from "@/lib/create-app";
-import { ApiError } from "@/lib/errors";
 import { adminAuth } from "./admin-auth";
 import { ADMIN_BEARER } from "./admin-route";
 import * as handlers from "./admin.handlers";
@@ -32,19 +31,14 @@ router.route("/", leadOrdersAdminRouter);
 router.route("/", settingsAdminRouter);
 router.route("/", voiceAdminRouter);
 
-for (const path of routes.pendingRecordPaths) {
-  router.post(path, adminAuth, () => {
-    throw new ApiError("not_implemented", "This operator record arrives with its resource; it is not available yet");
-  });
-}
-
+let document: ReturnType<typeof router.getOpenAPIDocument> | undefined;
 router.get("/openapi.json", adminAuth, (c) =>
   c.json(
-    router.getOpenAPIDocument({
+    (document ??= router.getOpenAPIDocument({
       openapi: "3.0.3",
       info: { title: "Partner API operator API", version: "1.0.0", description: "The agency dashboard's backend." },
       servers: [{ url: "/admin/v1" }],
-    }),
+    })),
   ),
 );
 

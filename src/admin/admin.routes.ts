@@ -120,6 +120,3 @@ export const createPathEvent = adminRoute({
   request: { params: agencyParams, body: jsonBody(s.CreatePathEventBody) },
   responses: { 201: adminJson(z.object({ success, event: s.PathEvent }), "The event.") },
 });
-
-/** Operator rows whose resources arrive with later issues; they answer 501 until then. */
-export const pendingRecordPaths: readonly string[] = [];

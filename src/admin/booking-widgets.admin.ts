@@ -1,7 +1,6 @@
 import { z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-app";
-import { badRequest } from "@/lib/errors";
 import { uuidField } from "@/lib/ids";
 import { jsonBody } from "@/lib/openapi";
 import { resolveTeamMember } from "@/lib/team-member";
@@ -44,8 +43,8 @@ export const createBookingWidgetHandler: RouteHandler<typeof createBookingWidget
   const { db } = c.var;
   const agency = await requireAgency(db, c.req.valid("param").agency_uuid);
   const body = c.req.valid("json");
-  const member = body.agent_uuid ? await resolveTeamMember(db, agency.id, { agent_uuid: body.agent_uuid }) : null;
-  if (body.agent_uuid && !member) throw badRequest("Team member not found in this agency");
+  // Null without agent_uuid; a member not of the agency is a 400 from the shared lookup.
+  const member = await resolveTeamMember(db, agency.id, { agent_uuid: body.agent_uuid });
   const widget = await createBookingWidget(db, agency.id, {
     name: body.name,
     memberId: member?.id ?? null,

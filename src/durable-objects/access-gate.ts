@@ -26,7 +26,8 @@ export interface AdmissionRequest {
 export type Admission =
   | { outcome: "admitted"; caller: Caller; decision: RateLimitDecision }
   | { outcome: "invalid" | "expired" }
-  | { outcome: "rate_limited" | "forbidden"; decision: RateLimitDecision };
+  /** Counted against the limit (the decision may refuse it), but the key lacks the scope. */
+  | { outcome: "forbidden"; decision: RateLimitDecision };
 
 interface KeyState {
   agencyId: string;
@@ -77,13 +78,12 @@ export class AccessGate extends DurableObject<Env> {
     if (key.expiresAt && key.expiresAt <= new Date().toISOString()) return { outcome: "expired" };
 
     const decision = this.consume(request.bucket, effectiveLimit(request.limit, key.rateLimitMultiplier), request.windowSeconds);
-    if (!decision.allowed) return { outcome: "rate_limited", decision };
+    if (!decision.allowed) return { outcome: "forbidden", decision };
     if (!hasAnyScope(key.scopes, request.scopes)) return { outcome: "forbidden", decision };
     const caller: Caller = {
       keyId: request.keyId,
       agencyId: key.agencyId,
       scopes: key.scopes,
-      rateLimitMultiplier: key.rateLimitMultiplier,
     };
     return { outcome: "admitted", caller, decision };
   }
@@ -108,7 +108,9 @@ export class AccessGate extends DurableObject<Env> {
     const secondsUntilExpiry = (s: number) => Math.max(1, Math.ceil(((s + windowSeconds) * 1000 - now) / 1000));
 
     if (used >= limit) {
-      this.save(bucket, counts);
+      // A refusal adds no count: keep the pruned window in memory and skip the storage write,
+      // so a flood of 429s costs no writes (a restarted object prunes the saved copy the same way).
+      this.logs.set(bucket, counts);
       // Capacity returns once enough of the oldest seconds have left the window.
       let freed = 0;
       let frees = counts[counts.length - 1]?.[0] ?? second;

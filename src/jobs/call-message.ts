@@ -9,7 +9,6 @@ export type CallMessage =
   /** Ask the provider whether an `in-progress` call has ended. */
   | { type: "poll"; call_id: string };
 
-export const CALL_QUEUE_NAME = "voice-calls";
 export const CALL_DLQ_NAME = "voice-calls-dlq";
 
 /**

@@ -7,7 +7,6 @@ export interface Caller {
   keyId: string;
   agencyId: string;
   scopes: readonly string[];
-  rateLimitMultiplier: number;
 }
 
 export interface AppBindings {

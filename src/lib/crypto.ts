@@ -22,13 +22,21 @@ export async function sha256Hex(...parts: (string | Uint8Array)[]): Promise<stri
   return toHex(await crypto.subtle.digest("SHA-256", joined));
 }
 
+// The pepper never changes while the Worker runs: import its HMAC key once per isolate.
+const hmacKeys = new Map<string, Promise<CryptoKey>>();
+const hmacKey = (pepper: string) => {
+  let key = hmacKeys.get(pepper);
+  if (!key) {
+    key = crypto.subtle.importKey("raw", encoder.encode(pepper), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    hmacKeys.set(pepper, key);
+  }
+  return key;
+};
+
 /** SHA-256, keyed with the pepper (HMAC) when one is configured. */
 export async function hashSecret(value: string, pepper?: string): Promise<string> {
   if (!pepper) return sha256Hex(value);
-  const key = await crypto.subtle.importKey("raw", encoder.encode(pepper), { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-  ]);
-  return toHex(await crypto.subtle.sign("HMAC", key, encoder.encode(value)));
+  return toHex(await crypto.subtle.sign("HMAC", await hmacKey(pepper), encoder.encode(value)));
 }
 
 /** Constant-time comparison, for the operator token. */

@@ -70,3 +70,5 @@ export const messages = {
   routeNotFound: "Route not found",
   internal: "Internal server error",
 } as const;
+
+export const invalidToken = () => new ApiError("invalid_token", messages.invalidToken);

@@ -3,11 +3,9 @@ import { keyGate } from "@/lib/auth/gate";
 import type { Scope } from "@/lib/auth/scopes";
 import { bearerToken, hashToken, keyIdOf } from "@/lib/auth/tokens";
 import type { AppBindings } from "@/lib/context";
-import { ApiError, messages } from "@/lib/errors";
+import { ApiError, invalidToken, messages } from "@/lib/errors";
 import type { RateLimitRule } from "@/lib/rate-limits";
 import { applyRateLimitDecision, enforceIpRateLimit } from "@/middleware/rate-limit";
-
-const invalidToken = () => new ApiError("invalid_token", messages.invalidToken);
 
 /**
  * The front door of every Partner API route, in SPEC order: authenticate, count the request
@@ -38,21 +36,14 @@ export function guard(options: { scopes: readonly Scope[] | "none"; rateLimit: R
       windowSeconds: rateLimit.windowSeconds,
       scopes,
     });
-    switch (admission.outcome) {
-      case "invalid":
-      case "expired":
-        await enforceIpRateLimit(c, rateLimit);
-        throw admission.outcome === "expired" ? new ApiError("token_expired", messages.tokenExpired) : invalidToken();
-      case "rate_limited":
-        applyRateLimitDecision(c, rateLimit, admission.decision);
-        break;
-      case "forbidden":
-        applyRateLimitDecision(c, rateLimit, admission.decision);
-        throw new ApiError("insufficient_scope", messages.missingScope(scopes[0] ?? "*"));
-      case "admitted":
-        applyRateLimitDecision(c, rateLimit, admission.decision);
-        c.set("caller", admission.caller);
-        return next();
+    if (!("decision" in admission)) {
+      await enforceIpRateLimit(c, rateLimit);
+      throw admission.outcome === "expired" ? new ApiError("token_expired", messages.tokenExpired) : invalidToken();
     }
+    // Counted either way; throws 429 when the limit is used up.
+    applyRateLimitDecision(c, rateLimit, admission.decision);
+    if (!("caller" in admission)) throw new ApiError("insufficient_scope", messages.missingScope(scopes[0] ?? "*"));
+    c.set("caller", admission.caller);
+    return next();
   };
 }

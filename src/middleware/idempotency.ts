@@ -3,8 +3,8 @@ import type { MiddlewareHandler } from "hono";
 import { idempotencyKeys } from "@/db/schema";
 import type { AppBindings } from "@/lib/context";
 import { sha256Hex } from "@/lib/crypto";
-import { ApiError } from "@/lib/errors";
-import { addDays, nowIso } from "@/lib/time";
+import { ApiError, badRequest } from "@/lib/errors";
+import { addDays } from "@/lib/time";
 
 const MAX_KEY_LENGTH = 255;
 
@@ -18,7 +18,7 @@ export const idempotency: MiddlewareHandler<AppBindings> = async (c, next) => {
   const key = c.req.header("Idempotency-Key");
   if (key === undefined) return next();
   if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
-    throw new ApiError("validation_error", `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`);
+    throw badRequest(`Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`);
   }
 
   const { agencyId } = c.var.caller;
@@ -29,24 +29,27 @@ export const idempotency: MiddlewareHandler<AppBindings> = async (c, next) => {
   const now = new Date();
   const where = and(eq(idempotencyKeys.agencyId, agencyId), eq(idempotencyKeys.key, key));
 
-  // An expired record no longer counts: clear it so the claim below can win.
-  await db.delete(idempotencyKeys).where(and(where, lt(idempotencyKeys.expiresAt, now.toISOString())));
-  const claimed = await db
-    .insert(idempotencyKeys)
-    .values({ agencyId, key, requestHash, state: "in_progress", createdAt: nowIso(), expiresAt: addDays(now, 1).toISOString() })
-    .onConflictDoNothing()
-    .returning({ key: idempotencyKeys.key });
+  // One round trip: clear an expired record (it no longer counts), try the claim, and read
+  // whatever holds the key now. A batch runs as one transaction, in this order.
+  const [, claimed, held] = await db.batch([
+    db.delete(idempotencyKeys).where(and(where, lt(idempotencyKeys.expiresAt, now.toISOString()))),
+    db
+      .insert(idempotencyKeys)
+      .values({ agencyId, key, requestHash, state: "in_progress", createdAt: now.toISOString(), expiresAt: addDays(now, 1).toISOString() })
+      .onConflictDoNothing()
+      .returning({ key: idempotencyKeys.key }),
+    db.select().from(idempotencyKeys).where(where),
+  ]);
 
   if (claimed.length === 0) {
-    const stored = await db.select().from(idempotencyKeys).where(where).get();
-    if (!stored) throw new ApiError("idempotency_in_progress", "A request with this Idempotency-Key is in progress; retry shortly");
-    if (stored.requestHash !== requestHash) {
+    const stored = held[0];
+    if (stored && stored.requestHash !== requestHash) {
       throw new ApiError(
         "idempotency_key_mismatch",
         "Idempotency-Key was already used with a different request; use a new key for a new request",
       );
     }
-    if (stored.state !== "done" || stored.responseStatus === null) {
+    if (!stored || stored.state !== "done" || stored.responseStatus === null) {
       throw new ApiError("idempotency_in_progress", "A request with this Idempotency-Key is in progress; retry shortly");
     }
     c.header("Idempotent-Replayed", "true");

@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { ApiError } from "@/lib/errors";
+import { badRequest } from "@/lib/errors";
 import { createDb } from "@/db/client";
 import type { AppBindings } from "@/lib/context";
 import { createLogger } from "@/lib/logger";
@@ -21,7 +21,7 @@ export const BOOKMARK_HEADER = "X-D1-Bookmark";
 function openSession(c: Context<AppBindings>) {
   const bookmark = c.req.header(BOOKMARK_HEADER);
   if (bookmark !== undefined && !BOOKMARK.test(bookmark)) {
-    throw new ApiError("validation_error", `${BOOKMARK_HEADER} must be a bookmark returned by this API`);
+    throw badRequest(`${BOOKMARK_HEADER} must be a bookmark returned by this API`);
   }
   const isRead = c.req.method === "GET" || c.req.method === "HEAD";
   return c.env.DB.withSession(bookmark ?? (isRead ? "first-unconstrained" : "first-primary"));

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { apiKeys, burnedSecrets, securityEvents } from "@/db/schema";
 import type { Env } from "@/env";
@@ -90,12 +90,14 @@ export async function updateApiKey(
 
 export async function revokeApiKey(db: Db, env: TokenEnv, keyId: string) {
   const now = nowIso();
-  await db
+  // Undefined when the key was already revoked; the caller already holds that row.
+  const [revoked] = await db
     .update(apiKeys)
     .set({ revokedAt: now, updatedAt: now })
-    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)));
+    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+    .returning();
   await invalidateKey(env, keyId);
-  return getApiKey(db, keyId);
+  return revoked;
 }
 
 const burn = (db: Db, keyId: string, hashes: { hash: string | null; kind: "access" | "rotate" }[]) =>
@@ -207,7 +209,5 @@ export async function regenerateRotateKey(db: Db, env: TokenEnv, key: ApiKeyRow)
   return { rotateKey };
 }
 
-export const listSecurityEvents = (db: Db, keyIds: string[]) =>
-  keyIds.length === 0
-    ? Promise.resolve([])
-    : db.select().from(securityEvents).where(inArray(securityEvents.keyId, keyIds)).orderBy(desc(securityEvents.createdAt)).all();
+export const listSecurityEvents = (db: Db, keyId: string) =>
+  db.select().from(securityEvents).where(eq(securityEvents.keyId, keyId)).orderBy(desc(securityEvents.createdAt)).all();
