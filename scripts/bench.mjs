@@ -107,12 +107,13 @@ async function rowsRead(scenario) {
   const init = { method: scenario.method, headers: { ...scenario.headers, "X-Bench-Rows-Read": "1" } };
   if (scenario.body) init.body = scenario.body();
   const res = await fetch(`${BASE}${scenario.path}`, init);
-  await res.arrayBuffer();
-  return {
-    status: res.status,
-    rowsRead: Number(res.headers.get("X-Bench-Rows-Read")),
-    d1RoundTrips: Number(res.headers.get("X-Bench-D1-Round-Trips")),
-  };
+  const body = await res.text();
+  const rows = res.headers.get("X-Bench-Rows-Read");
+  const trips = res.headers.get("X-Bench-D1-Round-Trips");
+  // A failed request or missing metrics would read as 0 and pass every budget: refuse it.
+  if (!res.ok) throw new Error(`${scenario.name}: HTTP ${res.status} ${body.slice(0, 300)}`);
+  if (rows === null || trips === null) throw new Error(`${scenario.name}: no benchmark metrics (is BENCH_METRICS on?)`);
+  return { status: res.status, rowsRead: Number(rows), d1RoundTrips: Number(trips) };
 }
 
 function bundleSize() {
