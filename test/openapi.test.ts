@@ -296,6 +296,47 @@ describe("the OpenAPI document", () => {
     expect(problems).toEqual([]);
   });
 
+  it("gives every operation a 400 example its own input can produce", () => {
+    for (const { key, path, op } of operationsOf(doc)) {
+      const error: string = op.responses["400"].content["application/json"].example.error;
+      const names = ((op.parameters ?? []) as Json[]).map((p) => p.name as string);
+      expect(error, key).not.toBe("");
+      if (error.startsWith("limit ")) expect(names, key).toContain("limit");
+      const pathParam = /\{([^}]+)\}/.exec(path)?.[1];
+      if (pathParam && error.endsWith("must be a UUID")) expect(error, key).toBe(`${pathParam} must be a UUID`);
+    }
+    const example400 = (key: string) => operationsOf(doc).find((o) => o.key === key)!.op.responses["400"].content["application/json"].example.error;
+    expect(example400("GET /contacts/{contact_uuid}")).toBe("contact_uuid must be a UUID");
+    expect(example400("GET /contacts")).toBe("limit must be a whole number from 1 to 100");
+    expect(example400("GET /settings")).toBe("X-D1-Bookmark must be a bookmark returned by this API");
+  });
+
+  it("documents every path parameter", () => {
+    for (const { key, op } of operationsOf(doc)) {
+      for (const p of (op.parameters ?? []) as Json[]) if (p.in === "path") expect(p.description, `${key} ${p.name}`).toMatch(/^UUID of the /);
+    }
+  });
+
+  it("documents the idempotency conflict on every secured POST, and no other conflict where none is raised", () => {
+    for (const { key, method, op } of operationsOf(doc)) {
+      if (method !== "POST" || !op.responses["409"]) continue;
+      expect(op.responses["409"].description, key).toMatch(/`idempotency_in_progress` while a request with the same Idempotency-Key is still running\.$/);
+    }
+    const conflict = (key: string) => operationsOf(doc).find((o) => o.key === key)!.op.responses["409"];
+    for (const key of ["POST /messages", "POST /paths", "POST /voice-ai/calls", "POST /messages/{message_uuid}/read"]) {
+      expect(conflict(key).description, key).toMatch(/^`idempotency_in_progress`/);
+      expect(conflict(key).content["application/json"].example.code, key).toBe("idempotency_in_progress");
+    }
+    expect(conflict("POST /contacts/{contact_uuid}/restore").description).toContain("Contact is not deleted");
+  });
+
+  it("does not claim the settings preferences are applied by the Voice AI or calendar endpoints", () => {
+    const schemas = doc.components.schemas;
+    expect(schemas.VoiceDefaults.description).toContain("do not apply them");
+    expect(schemas.BookingDefaults.description).toContain("do not apply them");
+    expect(schemas.VoiceDefaults.properties.default_voice_agent_uuid.description).toContain("Not used by `POST /voice-ai/calls`");
+  });
+
   it("holds every implemented resource to its full SPEC endpoint list", () => {
     expect(documentProblems(doc).filter((p) => p.endsWith("missing from the document"))).toEqual([]);
   });

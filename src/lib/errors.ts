@@ -66,6 +66,8 @@ export const messages = {
   invalidRenewal: "Invalid access token or rotate key",
   invalidDateFormat: "Invalid date range. Use YYYY-MM-DD for from and to.",
   invalidDateSpan: "Date range must be between 1 and 90 days inclusive.",
+  idempotencyInProgress: "A request with this Idempotency-Key is in progress; retry shortly",
+  idempotencyMismatch: "Idempotency-Key was already used with a different request; use a new key for a new request",
   rateLimited: "Rate limit exceeded. Retry after the number of seconds in the Retry-After header.",
   routeNotFound: "Route not found",
   internal: "Internal server error",

@@ -2,10 +2,27 @@ import { z } from "@hono/zod-openapi";
 
 export const newId = () => crypto.randomUUID();
 
-/** A path parameter carrying a UUID; a malformed one is a 400 naming the parameter. */
-export const uuidParam = (name: string) =>
+/** What a path parameter names, where its name alone would be unclear or misleading. */
+const PARAM_SUBJECTS: Record<string, string> = {
+  agent_uuid: "team member",
+  call_uuid: "Voice AI call",
+  field_uuid: "custom field",
+  key_uuid: "API key",
+  order_uuid: "lead order",
+};
+
+/**
+ * A path parameter carrying a UUID; a malformed one is a 400 naming the parameter. Documented as
+ * "UUID of the <subject>." with the subject taken from the name (`contact_uuid`: the contact)
+ * unless `subject` is given.
+ */
+export const uuidParam = (name: string, subject = PARAM_SUBJECTS[name] ?? name.replace(/_uuid$/, "").replaceAll("_", " ")) =>
   z
     .guid({ error: `${name} must be a UUID` })
-    .openapi({ param: { name, in: "path" }, example: "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70" });
+    .openapi({
+      param: { name, in: "path" },
+      description: `UUID of the ${subject}.`,
+      example: "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70",
+    });
 
 export const uuidField = (name: string) => z.guid({ error: `${name} must be a UUID` });

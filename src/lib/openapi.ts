@@ -33,7 +33,7 @@ const errorExamples: Record<number, ErrorExample> = {
   402: { description: "The wallet has no balance.", code: "insufficient_funds", error: "Insufficient wallet balance" },
   403: { description: "The token lacks the required scope.", code: "insufficient_scope", error: messages.missingScope("contacts") },
   404: { description: "Not found for this agency.", code: "not_found", error: "Contact not found" },
-  409: { description: "Conflicts with the current state, or the same Idempotency-Key is still being processed.", code: "conflict", error: "Conflict" },
+  409: { description: "Conflicts with the current state.", code: "conflict", error: "Conflict" },
   429: { description: "Rate limit exceeded; see Retry-After.", code: "rate_limited", error: messages.rateLimited },
   500: { description: "Unexpected server error; the body carries a request_id.", code: "internal_error", error: messages.internal },
 };
@@ -59,6 +59,37 @@ const rateLimitHeaders = {
     schema: { type: "string" as const },
   },
 };
+
+/** The 400 a route without a 400 of its own documents: the first check its input can fail. */
+function defaultBadRequest(route: RouteConfig): Partial<ErrorExample> {
+  const pathParam = /\{([^}]+)\}/.exec(route.path)?.[1];
+  // uuidParam's message (src/lib/ids.ts).
+  if (pathParam !== undefined) return { error: `${pathParam} must be a UUID` };
+  const query = route.request?.query as { shape?: Record<string, unknown> } | undefined;
+  // paginationQuery's limit (src/lib/pagination.ts) keeps the default example.
+  if (query?.shape && "limit" in query.shape) return {};
+  // Every route reads X-D1-Bookmark (src/middleware/request-context.ts).
+  return { error: `${BOOKMARK_HEADER} must be a bookmark returned by this API` };
+}
+
+/** The idempotency middleware's answer while a request with the same key runs (src/middleware/idempotency.ts). */
+const idempotencyConflict = "`idempotency_in_progress` while a request with the same Idempotency-Key is still running";
+
+/**
+ * The 409 of a POST: the route's own conflict (when it has one), then the idempotency
+ * conflict every POST can answer.
+ */
+function postConflict(override: Partial<ErrorExample> | undefined): Partial<ErrorExample> {
+  if (override === undefined) {
+    return { description: `${idempotencyConflict}.`, code: "idempotency_in_progress", error: messages.idempotencyInProgress };
+  }
+  const own = (override.description ?? errorExamples[409]!.description).replace(/\.$/, "");
+  return { ...override, description: `${own}; or ${idempotencyConflict}.` };
+}
+
+/** zod-to-openapi drops `nullable` for a nullable transform, and its metadata type does not list
+ * `nullable`; `.openapi(documentedNullable)` puts it back in the document. */
+export const documentedNullable = { nullable: true } as unknown as { description?: string };
 
 /** The documented error responses of a route; `examples` overrides the default message. */
 export function errorResponses(statuses: number[], overrides: Partial<Record<number, Partial<ErrorExample>>> = {}) {
@@ -138,6 +169,11 @@ export function partnerRoute<const R extends PartnerRouteConfig>(config: R) {
     500,
   ];
   const uniqueStatuses = [...new Set(statuses)].sort();
+  const examples: Partial<Record<number, Partial<ErrorExample>>> = {
+    ...exampleOverrides,
+    400: exampleOverrides?.[400] ?? defaultBadRequest(route),
+    ...(isPost && scopes !== "none" ? { 409: postConflict(exampleOverrides?.[409]) } : {}),
+  };
   const scopeText = scopes === "none" ? "none" : scopes.map((s) => `\`${s}\``).join(" or ");
   const middleware: MiddlewareHandler<AppBindings>[] = [guard({ scopes, rateLimit: rule })];
   if (isPost && scopes !== "none") middleware.push(idempotency);
@@ -156,7 +192,7 @@ export function partnerRoute<const R extends PartnerRouteConfig>(config: R) {
     description: `${route.description}\n\n**Scope:** ${scopeText}. **Rate limit:** ${rule.limit} requests per minute per ${per === "key" ? "API key" : "client IP"}.`,
     security: scopes === "none" ? [] : [{ [BEARER_SCHEME]: [] }],
     middleware,
-    responses: { ...route.responses, ...errorResponses(uniqueStatuses, exampleOverrides) },
+    responses: { ...route.responses, ...errorResponses(uniqueStatuses, examples) },
     "x-required-scopes": scopes === "none" ? [] : [...scopes],
     "x-ratelimit": { limit: rule.limit, window_seconds: rule.windowSeconds, per, bucket: rule.bucket },
   } satisfies RouteConfig;

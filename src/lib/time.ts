@@ -1,5 +1,4 @@
 /** ISO 8601 UTC with milliseconds, the one timestamp format of the API. */
-export const toIso = (date: Date | number) => new Date(date).toISOString();
 export const nowIso = () => new Date().toISOString();
 
 export const DAY_MS = 86_400_000;

@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from "hono";
 import { idempotencyKeys } from "@/db/schema";
 import type { AppBindings } from "@/lib/context";
 import { sha256Hex } from "@/lib/crypto";
-import { ApiError, badRequest } from "@/lib/errors";
+import { ApiError, badRequest, messages } from "@/lib/errors";
 import { addDays } from "@/lib/time";
 
 const MAX_KEY_LENGTH = 255;
@@ -44,13 +44,10 @@ export const idempotency: MiddlewareHandler<AppBindings> = async (c, next) => {
   if (claimed.length === 0) {
     const stored = held[0];
     if (stored && stored.requestHash !== requestHash) {
-      throw new ApiError(
-        "idempotency_key_mismatch",
-        "Idempotency-Key was already used with a different request; use a new key for a new request",
-      );
+      throw new ApiError("idempotency_key_mismatch", messages.idempotencyMismatch);
     }
     if (!stored || stored.state !== "done" || stored.responseStatus === null) {
-      throw new ApiError("idempotency_in_progress", "A request with this Idempotency-Key is in progress; retry shortly");
+      throw new ApiError("idempotency_in_progress", messages.idempotencyInProgress);
     }
     c.header("Idempotent-Replayed", "true");
     return c.body(stored.responseBody ?? "", stored.responseStatus as 200, { "Content-Type": "application/json" });

@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { describe, expect, it } from "vitest";
-import { withTypedNullables } from "@/lib/openapi";
+import { documentedNullable, withTypedNullables } from "@/lib/openapi";
 
 /** Builds a 3.0.3 document with one route whose 200 body is `schema`, after the nullable fix. */
 function documentFor(schema: z.ZodType) {
@@ -47,5 +47,18 @@ describe("withTypedNullables", () => {
     );
     expect(body.properties.at).toEqual({ type: "string", nullable: true });
     expect(body.example).toEqual({ at: null, nested: { nullable: true } });
+  });
+});
+
+describe("documentedNullable", () => {
+  it("puts back the nullable that zod-to-openapi drops from a nullable transform", () => {
+    const field = z
+      .string()
+      .transform((v) => v.toLowerCase())
+      .nullable()
+      .optional()
+      .openapi({ ...documentedNullable, type: "string" });
+    const body = documentFor(z.object({ field }));
+    expect(body.properties.field).toMatchObject({ type: "string", nullable: true });
   });
 });

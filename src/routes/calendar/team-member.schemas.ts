@@ -1,4 +1,3 @@
-import { z } from "@hono/zod-openapi";
 import { uuidField } from "@/lib/ids";
 import type { TEAM_MEMBER_ALIASES } from "@/lib/team-member";
 
@@ -28,8 +27,6 @@ export const teamMemberQueryShape = {
   user: queryParam("user"),
   agent: queryParam("agent"),
 };
-
-export const teamMemberQuery = z.object(teamMemberQueryShape);
 
 /** The same five names as JSON body fields. */
 export const teamMemberBodyShape = {

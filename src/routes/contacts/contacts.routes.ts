@@ -143,7 +143,12 @@ export const restoreContact = partnerRoute({
   request: { params: ContactParams },
   errorExamples: {
     404: { description: "No contact with this uuid in your agency.", error: contactMessages.notFound },
-    ...duplicateExample,
+    409: {
+      ...duplicateExample[409],
+      description:
+        `The contact is not deleted (\`${contactMessages.notDeleted}\`), or a live contact already has its email or ` +
+        "phone; the message names it.",
+    },
   },
   responses: { 200: jsonContent(ContactResponse, "The restored contact, `deleted_at` null.") },
 });

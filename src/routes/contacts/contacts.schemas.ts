@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { queryBoolean } from "@/lib/query";
 import { uuidField, uuidParam } from "@/lib/ids";
+import { documentedNullable } from "@/lib/openapi";
 import { PaginationSchema, paginationQuery } from "@/lib/pagination";
 import { phoneField } from "@/lib/phone";
 
@@ -185,12 +186,6 @@ const customFieldsField = (nullRemoves: boolean) =>
     example: { lead_stage: "qualified", budget: 450000 },
   });
 
-/**
- * zod-to-openapi drops `nullable` for a nullable transform (email, phone, path_uuid), and its
- * metadata type does not list `nullable`; this restores it in the document.
- */
-const documentedNullable = { nullable: true } as unknown as { description?: string };
-
 export const CreateContactBody = z
   .strictObject({
     first_name: nameField("first_name", true),
@@ -229,6 +224,3 @@ export const UpdateContactBody = z
   .openapi("UpdateContactRequest", {
     example: { last_name: "King", tags: ["buyer"], custom_fields: { lead_stage: "won", budget: null } },
   });
-
-export type CreateContactInput = z.infer<typeof CreateContactBody>;
-export type UpdateContactInput = z.infer<typeof UpdateContactBody>;

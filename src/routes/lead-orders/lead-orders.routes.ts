@@ -76,7 +76,7 @@ export const pauseLeadOrder = partnerRoute({
     400: { error: "paused is required" },
     ...notFoundExample,
     409: {
-      description: "The order is canceled (a canceled order cannot be changed), or the same Idempotency-Key is still being processed.",
+      description: "The order is canceled (a canceled order cannot be changed).",
       error: leadOrderMessages.canceled,
     },
   },
@@ -97,7 +97,7 @@ export const cancelLeadOrder = partnerRoute({
   errorExamples: {
     ...notFoundExample,
     409: {
-      description: "The order is already canceled, or the same Idempotency-Key is still being processed.",
+      description: "The order is already canceled.",
       error: leadOrderMessages.alreadyCanceled,
     },
   },

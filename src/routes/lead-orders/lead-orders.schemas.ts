@@ -141,5 +141,3 @@ export const PauseLeadOrderBody = z
       .openapi({ description: "`true` pauses the order, `false` resumes it.", example: true }),
   })
   .openapi("PauseLeadOrderRequest", { example: { paused: true } });
-
-export type UpdateLeadOrderInput = z.infer<typeof UpdateLeadOrderBody>;

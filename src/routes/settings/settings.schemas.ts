@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { uuidField } from "@/lib/ids";
+import { documentedNullable } from "@/lib/openapi";
 import { isIanaTimezone } from "@/lib/time";
 
 export const voicemailBehaviors = ["hang_up", "leave_message"] as const;
@@ -63,37 +64,69 @@ const wholeNumber = (message: string, { min, max }: { min: number; max: number }
 const CallingHours = z
   .object({ start: timeOfDay("start", "09:00"), end: timeOfDay("end", "20:00") })
   .openapi("CallingHours", {
-    description: "The daily window, in the calling timezone, in which the agency wants outbound calls placed.",
+    description:
+      "The daily window, in the calling timezone, in which the agency wants outbound calls placed. A stored preference " +
+      "for the dashboard and the agency's own tools: `POST /voice-ai/calls` does not enforce it today.",
     example: { start: "09:00", end: "20:00" },
   });
 
 const BookingDefaults = z
   .object({
-    default_slot_minutes: z.number().int().openapi({ description: "Length of a booking slot, in minutes." }),
-    buffer_minutes: z.number().int().openapi({ description: "Free minutes kept between two bookings." }),
-    min_notice_minutes: z.number().int().openapi({ description: "How far ahead of its start a slot can still be booked, in minutes." }),
+    default_slot_minutes: z
+      .number()
+      .int()
+      .openapi({ description: "Preferred slot length, in minutes. Not applied by bookings: they use the calendar's `slot_minutes` (`PUT /calendar/hours`)." }),
+    buffer_minutes: z
+      .number()
+      .int()
+      .openapi({ description: "Preferred free minutes between two bookings. Not applied by bookings, which keep no buffer." }),
+    min_notice_minutes: z
+      .number()
+      .int()
+      .openapi({ description: "Preferred minimum notice before a slot's start, in minutes. Not applied by bookings: any slot that starts after now can be booked." }),
   })
-  .openapi("BookingDefaults", { example: settingsExample.booking });
+  .openapi("BookingDefaults", {
+    description:
+      "Booking preferences stored for the dashboard and the agency's own tools. The Partner API's calendar endpoints do " +
+      "not apply them today: availability and bookings follow the calendar's hours and `slot_minutes` (`PUT /calendar/hours`).",
+    example: settingsExample.booking,
+  });
 
 const VoiceDefaults = z
   .object({
     default_voice_agent_uuid: z
       .string()
       .nullable()
-      .openapi({ description: "Voice AI agent used when a call names none; null when not set." }),
-    max_call_minutes: z.number().int().openapi({ description: "Longest a Voice AI call may last, in minutes." }),
+      .openapi({
+        description:
+          "Preferred Voice AI agent; null when not set. Not used by `POST /voice-ai/calls`, which takes the request's " +
+          "`voice_agent_uuid` or else the agency's oldest active agent (`GET /voice-ai/agents`).",
+      }),
+    max_call_minutes: z
+      .number()
+      .int()
+      .openapi({ description: "Preferred longest call, in minutes. Not applied: calls are not capped by this setting." }),
     voicemail_behavior: z
       .enum(voicemailBehaviors)
-      .openapi({ description: "What a Voice AI call does on reaching voicemail: `hang_up` or `leave_message`." }),
+      .openapi({ description: "Preferred handling of voicemail: `hang_up` or `leave_message`. Not applied to Partner API calls today." }),
   })
-  .openapi("VoiceDefaults", { example: settingsExample.voice });
+  .openapi("VoiceDefaults", {
+    description:
+      "Voice AI preferences stored for the dashboard and the agency's own tools. The Partner API's Voice AI endpoints do " +
+      "not apply them today; the agents they use are listed by `GET /voice-ai/agents`.",
+    example: settingsExample.voice,
+  });
 
 export const Settings = z
   .object({
     agency_name: z.string().openapi({ description: "The agency's display name." }),
     calling_timezone: z
       .string()
-      .openapi({ description: "IANA time zone of the agency: calling hours and scheduled Voice AI calls are wall-clock times in it." }),
+      .openapi({
+        description:
+          "IANA time zone of the agency: `calling_hours` are wall-clock times in it, and so is a Voice AI call's " +
+          "`scheduled_at` sent without an offset.",
+      }),
     calling_hours: CallingHours,
     booking: BookingDefaults,
     voice: VoiceDefaults,
@@ -110,15 +143,11 @@ const voiceAgentField = uuidField("voice.default_voice_agent_uuid")
   .openapi({
     type: "string",
     format: "uuid",
-    description: "A Voice AI agent of your agency (`GET /voice-ai/agents`), whatever its status; `null` clears it.",
+    description:
+      "A Voice AI agent of your agency (`GET /voice-ai/agents`), whatever its status; `null` clears it. Stored only: " +
+      "`POST /voice-ai/calls` does not use it.",
     example: exampleAgentUuid,
   });
-
-/**
- * zod-to-openapi drops `nullable` for a nullable transform, and its metadata type does not list
- * `nullable`; this restores it in the document (as contacts.schemas does).
- */
-const documentedNullable = { nullable: true } as unknown as { description?: string };
 
 export const UpdateSettingsBody = z
   .strictObject({
@@ -141,32 +170,32 @@ export const UpdateSettingsBody = z
       )
       .refine((h) => h.start < h.end, { message: settingsMessages.hoursOrder, path: ["start"] })
       .optional()
-      .openapi({ description: "Both `start` and `end`, `HH:MM`, with `start` before `end` (a window within one day)." }),
+      .openapi({ description: "Both `start` and `end`, `HH:MM`, with `start` before `end` (a window within one day). Stored only; calls are not held to it." }),
     booking: z
       .strictObject(
         {
-          default_slot_minutes: wholeNumber(settingsMessages.defaultSlotMinutes, limits.defaultSlotMinutes, "Slot length.", 30).optional(),
-          buffer_minutes: wholeNumber(settingsMessages.bufferMinutes, limits.bufferMinutes, "Gap between bookings.", 10).optional(),
-          min_notice_minutes: wholeNumber(settingsMessages.minNoticeMinutes, limits.minNoticeMinutes, "Minimum notice.", 120).optional(),
+          default_slot_minutes: wholeNumber(settingsMessages.defaultSlotMinutes, limits.defaultSlotMinutes, "Preferred slot length (not applied to bookings).", 30).optional(),
+          buffer_minutes: wholeNumber(settingsMessages.bufferMinutes, limits.bufferMinutes, "Preferred gap between bookings (not applied to bookings).", 10).optional(),
+          min_notice_minutes: wholeNumber(settingsMessages.minNoticeMinutes, limits.minNoticeMinutes, "Preferred minimum notice (not applied to bookings).", 120).optional(),
         },
         { error: "booking must be an object" },
       )
       .optional()
-      .openapi({ description: "Any subset of the booking defaults; keys not sent are kept." }),
+      .openapi({ description: "Any subset of the booking preferences; keys not sent are kept. Stored only: bookings follow `PUT /calendar/hours`." }),
     voice: z
       .strictObject(
         {
           default_voice_agent_uuid: voiceAgentField.nullable().optional().openapi(documentedNullable),
-          max_call_minutes: wholeNumber(settingsMessages.maxCallMinutes, limits.maxCallMinutes, "Call length cap.", 15).optional(),
+          max_call_minutes: wholeNumber(settingsMessages.maxCallMinutes, limits.maxCallMinutes, "Preferred longest call (not applied to calls).", 15).optional(),
           voicemail_behavior: z
             .enum(voicemailBehaviors, { error: settingsMessages.voicemailBehavior })
             .optional()
-            .openapi({ description: "`hang_up` or `leave_message`.", example: "leave_message" }),
+            .openapi({ description: "`hang_up` or `leave_message`; stored only, not applied to calls.", example: "leave_message" }),
         },
         { error: "voice must be an object" },
       )
       .optional()
-      .openapi({ description: "Any subset of the voice defaults; keys not sent are kept." }),
+      .openapi({ description: "Any subset of the voice preferences; keys not sent are kept. Stored only: Voice AI calls do not apply them." }),
   })
   .openapi("UpdateSettingsRequest", {
     example: {

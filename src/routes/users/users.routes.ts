@@ -64,7 +64,7 @@ export const createInvite = partnerRoute({
   errorExamples: {
     400: { error: userMessages.role },
     409: {
-      description: "A team member already has this email, a pending invite exists for it, or the same Idempotency-Key is still being processed.",
+      description: "A team member already has this email, or a pending invite exists for it.",
       error: duplicateInviteMessage(exampleInviteUuid),
     },
   },

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { callStatuses } from "@/db/schema";
 import { uuidField, uuidParam } from "@/lib/ids";
+import { documentedNullable } from "@/lib/openapi";
 import { PaginationSchema, paginationQuery } from "@/lib/pagination";
 import { phoneField } from "@/lib/phone";
 import { MAX_QUEUE_DELAY_SECONDS } from "@/jobs/call-message";
@@ -76,7 +77,7 @@ export const VoiceAgentListResponse = z
     example: { success: true, agents: [agentExample], pagination: { page: 1, limit: 20, total: 1 } },
   });
 
-export const AgentParams = z.object({ agent_uuid: uuidParam("agent_uuid") });
+export const AgentParams = z.object({ agent_uuid: uuidParam("agent_uuid", "Voice AI agent") });
 export const ListAgentsQuery = paginationQuery;
 
 // ---------------------------------------------------------------------------------------
@@ -176,9 +177,6 @@ const optionalName = (name: "first_name" | "last_name", example: string) =>
       description: "Send with the other name field: creates a contact with this phone when none of your live contacts has it.",
       example,
     });
-
-/** zod-to-openapi drops `nullable` on a nullable transform; this puts it back in the document. */
-const documentedNullable = { nullable: true } as unknown as { description?: string };
 
 export const CreateCallBody = z
   .strictObject({
