@@ -1,6 +1,9 @@
+import { env } from "cloudflare:workers";
+import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { app } from "@/app";
 import { rate } from "@/routes/analytics/path-report";
-import { api, expectError } from "./helpers/http";
+import { api, BASE, expectError } from "./helpers/http";
 import { createAgency, createKey, setupAgency } from "./helpers/factories";
 import { expectAuthRequired, expectRateLimit, expectScopeRequired } from "./helpers/route-checks";
 import { book, freeStarts, nextWeekday, openBusinessHours } from "./helpers/calendar-factories";
@@ -10,6 +13,16 @@ const RANDOM_UUID = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
 const MARCH = "?from=2026-03-01&to=2026-03-10";
 
 const report = (token: string, query: string) => api("GET", `/analytics/paths${query}`, { token });
+
+/** A report with the benchmark's D1 metrics on: the round trips of this one request. */
+async function measuredReport(token: string, query: string) {
+  const res = await app.fetch(
+    new Request(`${BASE}/api/v2/analytics/paths${query}`, { headers: { Authorization: `Bearer ${token}`, "X-Bench-Rows-Read": "1" } }),
+    { ...env, BENCH_METRICS: "on" },
+    createExecutionContext(),
+  );
+  return { status: res.status, body: (await res.json()) as any, roundTrips: Number(res.headers.get("X-Bench-D1-Round-Trips")) };
+}
 
 /** Zero counts and rates, as a report shows a path or step without events. */
 const ZERO = { views: 0, leads: 0, bookings: 0, view_to_lead_rate: 0, lead_to_booking_rate: 0, view_to_booking_rate: 0 };
@@ -233,6 +246,28 @@ describe("GET /analytics/paths", () => {
     const res = await report(token, "?from=2026-01-01&to=2026-03-31");
     expect(res.status).toBe(200);
     expect(res.body.report).toMatchObject({ from: "2026-01-01", to: "2026-03-31", range_start: "2026-01-01T05:00:00.000Z", range_end: "2026-04-01T03:59:59.999Z" });
+  });
+
+  it("reads in two D1 round trips (timezone and paths, then events); an unknown path_uuid stops after the first", async () => {
+    const { token, a, e, other } = await fixture();
+    const all = await measuredReport(token, MARCH);
+    expect(all.status).toBe(200);
+    expect(all.body.report.totals).toEqual(TOTALS);
+    expect(all.roundTrips).toBe(2);
+    const one = await measuredReport(token, `${MARCH}&path_uuid=${a.path_uuid}`);
+    expect(one.status).toBe(200);
+    expect(one.body.report.paths).toEqual([{ path_uuid: a.path_uuid, ...A_REPORT }]);
+    expect(one.roundTrips).toBe(2);
+    const archived = await measuredReport(token, `${MARCH}&path_uuid=${e.path_uuid}`);
+    expect(archived.status).toBe(200);
+    expect(archived.roundTrips).toBe(2);
+    const theirPath = (await api("GET", "/paths", { token: other.token })).body.paths[0].path_uuid;
+    for (const unknown of [RANDOM_UUID, theirPath]) {
+      const res = await measuredReport(token, `${MARCH}&path_uuid=${unknown}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe("Unknown path_uuid");
+      expect(res.roundTrips).toBe(1);
+    }
   });
 
   it("treats another agency's path_uuid as unknown and never counts its events", async () => {

@@ -1,6 +1,8 @@
 import { env } from "cloudflare:workers";
+import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { api, expectError } from "./helpers/http";
+import { app } from "@/app";
+import { api, BASE, expectError } from "./helpers/http";
 import { createAgency, createKey, createMember, setupAgency } from "./helpers/factories";
 import { expectAuthRequired, expectRateLimit, expectScopeRequired } from "./helpers/route-checks";
 import {
@@ -22,6 +24,16 @@ const HALF_HOUR = 30 * 60_000;
 
 const uuidsOf = (res: { body: any }) => res.body.appointments.map((a: any) => a.appointment_uuid);
 const getAppointment = (token: string, uuid: string) => api("GET", `/appointments/${uuid}`, { token });
+
+/** A GET with the benchmark's D1 metrics on: the round trips of this one request. */
+async function measured(path: string, token: string) {
+  const res = await app.fetch(
+    new Request(`${BASE}/api/v2${path}`, { headers: { Authorization: `Bearer ${token}`, "X-Bench-Rows-Read": "1" } }),
+    { ...env, BENCH_METRICS: "on" },
+    createExecutionContext(),
+  );
+  return { status: res.status, body: (await res.json()) as any, roundTrips: Number(res.headers.get("X-Bench-D1-Round-Trips")) };
+}
 
 /** An agency open Mon-Fri 9-5 in New York, with its `*` token. */
 async function openAgency() {
@@ -141,6 +153,40 @@ describe("GET /appointments", () => {
     expect(uuidsOf(await api("GET", `/appointments?from=${date}&to=${date}`, { token }))).toEqual([a.appointment_uuid]);
     expect(uuidsOf(await api("GET", `/appointments?from=${addDays(date, -89)}&to=${date}`, { token }))).toEqual([a.appointment_uuid]);
     expect(uuidsOf(await api("GET", `/appointments?from=${addDays(date, 1)}&to=${addDays(date, 90)}`, { token }))).toEqual([]);
+  });
+
+  it("reads in two D1 round trips at most: the member check with the timezone, then the list", async () => {
+    const { agencyUuid, token } = await openAgency();
+    const member = await createMember(agencyUuid);
+    await openBusinessHours(token, `?agent_uuid=${member}`);
+    const date = nextWeekday(2);
+    const [slot] = await freeStarts(token, date);
+    await book(token, slot);
+    const memberAppointment = await book(token, slot, { agent_uuid: member });
+    const range = `from=${date}&to=${date}`;
+
+    const plain = await measured("/appointments", token);
+    expect(plain.status).toBe(200);
+    expect(plain.body.pagination.total).toBe(2);
+    expect(plain.roundTrips).toBe(1);
+    const dated = await measured(`/appointments?${range}`, token);
+    expect(dated.body.pagination.total).toBe(2);
+    expect(dated.roundTrips).toBe(2);
+    const byMember = await measured(`/appointments?agent_uuid=${member}`, token);
+    expect(uuidsOf(byMember)).toEqual([memberAppointment.appointment_uuid]);
+    expect(byMember.roundTrips).toBe(2);
+    const both = await measured(`/appointments?agent_uuid=${member.toUpperCase()}&${range}`, token);
+    expect(both.status).toBe(200);
+    expect(uuidsOf(both)).toEqual([memberAppointment.appointment_uuid]);
+    expect(both.roundTrips).toBe(2);
+
+    const outsider = await createMember((await setupAgency()).agencyUuid);
+    for (const query of [`agent_uuid=${outsider}&${range}`, `agent_uuid=${RANDOM_UUID}&${range}`, `agent_uuid=${outsider}`]) {
+      const res = await measured(`/appointments?${query}`, token);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe("Team member not found in this agency");
+      expect(res.roundTrips).toBe(1);
+    }
   });
 
   it("rejects a team member of another agency with 400", async () => {

@@ -1,5 +1,8 @@
+import { env } from "cloudflare:workers";
+import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { admin, api, expectError } from "./helpers/http";
+import { app } from "@/app";
+import { admin, api, BASE, expectError } from "./helpers/http";
 import { createKey, setupAgency } from "./helpers/factories";
 import { expectAuthRequired, expectRateLimit, expectScopeRequired } from "./helpers/route-checks";
 import { book, bookingBody, freeStarts, nextWeekday, openBusinessHours } from "./helpers/calendar-factories";
@@ -13,6 +16,16 @@ import {
   pathEvent,
   publishPath,
 } from "./helpers/path-factories";
+
+/** A GET with the benchmark's D1 metrics on: the round trips of this one request. */
+async function measured(path: string, token: string) {
+  const res = await app.fetch(
+    new Request(`${BASE}/api/v2${path}`, { headers: { Authorization: `Bearer ${token}`, "X-Bench-Rows-Read": "1" } }),
+    { ...env, BENCH_METRICS: "on" },
+    createExecutionContext(),
+  );
+  return { status: res.status, body: (await res.json()) as any, roundTrips: Number(res.headers.get("X-Bench-D1-Round-Trips")) };
+}
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const RANDOM_UUID = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
@@ -586,6 +599,32 @@ describe("GET /paths/{path_uuid}/versions", () => {
     expect(page1.body.pagination).toEqual({ page: 1, limit: 2, total: 3 });
     const page2 = await api("GET", `/paths/${path.path_uuid}/versions?limit=2&page=2`, { token });
     expect(page2.body.versions.map((v: any) => v.version)).toEqual([1]);
+  });
+
+  it("reads the path and its versions in one D1 round trip, archived paths included", async () => {
+    const a = await setupAgency();
+    const b = await setupAgency();
+    const path = await createPath(a.token, { name: "r1", steps: [CONTENT_STEP] });
+    await publishPath(a.token, path.path_uuid);
+    const live = await measured(`/paths/${path.path_uuid.toUpperCase()}/versions`, a.token);
+    expect(live.status).toBe(200);
+    expect(live.roundTrips).toBe(1);
+    expect(live.body.versions.map((v: any) => [v.path_uuid, v.version])).toEqual([[path.path_uuid, 1]]);
+    expect(live.body.pagination.total).toBe(1);
+    await archivePath(a.token, path.path_uuid);
+    const archived = await measured(`/paths/${path.path_uuid}/versions`, a.token);
+    expect(archived.status).toBe(200);
+    expect(archived.roundTrips).toBe(1);
+    expect(archived.body.versions).toEqual(live.body.versions);
+    for (const [uuid, token] of [
+      [RANDOM_UUID, a.token],
+      [path.path_uuid, b.token],
+    ] as const) {
+      const missing = await measured(`/paths/${uuid}/versions`, token);
+      expect(missing.status).toBe(404);
+      expect(missing.body.error).toBe("Path not found");
+      expect(missing.roundTrips).toBe(1);
+    }
   });
 
   it("answers 404 for a random uuid and another agency's path", async () => {

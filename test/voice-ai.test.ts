@@ -184,6 +184,41 @@ describe("GET /voice-ai/agents", () => {
     expect(page2.body.pagination).toEqual({ page: 2, limit: 2, total: 3 });
   });
 
+  it("reads a page with its agents' numbers in one D1 round trip, each number under its own agent", async () => {
+    const { agencyUuid, token } = await setupAgency();
+    const first = await createVoiceAgent(agencyUuid, { name: "Ava", phone_numbers: ["+12125550100"] });
+    const second = await createVoiceAgent(agencyUuid, { name: "Ben", phone_numbers: ["+12125550102", "+12125550103"] });
+    const third = await createVoiceAgent(agencyUuid, { name: "Cleo", phone_numbers: ["+12125550104"] });
+    const other = await setupAgency();
+    await createVoiceAgent(other.agencyUuid, { name: "Dora", phone_numbers: ["+12125550102"] });
+
+    const all = await measured(env, "GET", "/voice-ai/agents", token);
+    expect(all.status).toBe(200);
+    expect(all.roundTrips).toBe(1);
+    expect(all.body.agents.map((a: any) => a.phone_numbers.map((n: any) => n.number))).toEqual([
+      ["+12125550100"],
+      ["+12125550102", "+12125550103"],
+      ["+12125550104"],
+    ]);
+    expect(all.body.agents.map((a: any) => a.agent_uuid)).toEqual([first.agent_uuid, second.agent_uuid, third.agent_uuid]);
+
+    const middle = await measured(env, "GET", "/voice-ai/agents?page=2&limit=1", token);
+    expect(middle.roundTrips).toBe(1);
+    expect(middle.body.agents).toEqual([all.body.agents[1]]);
+    expect(middle.body.pagination).toEqual({ page: 2, limit: 1, total: 3 });
+    const beyond = await measured(env, "GET", "/voice-ai/agents?page=4&limit=1", token);
+    expect(beyond.roundTrips).toBe(1);
+    expect(beyond.body.agents).toEqual([]);
+
+    const one = await measured(env, "GET", `/voice-ai/agents/${second.agent_uuid.toUpperCase()}`, token);
+    expect(one.status).toBe(200);
+    expect(one.roundTrips).toBe(1);
+    expect(one.body.agent).toEqual(all.body.agents[1]);
+    const missing = await measured(env, "GET", `/voice-ai/agents/${RANDOM_UUID}`, token);
+    expect(missing.status).toBe(404);
+    expect(missing.roundTrips).toBe(1);
+  });
+
   it("never lists another agency's agents", async () => {
     const { token } = await setupAgency();
     const other = await setupAgency();

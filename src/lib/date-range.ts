@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { messages } from "@/lib/errors";
 import { DAY_MS } from "@/lib/time";
 import { VERBATIM } from "@/lib/validation";
+import { wallClockPartsToUtc } from "@/lib/zoned-time";
 
 export const MAX_RANGE_DAYS = 90;
 
@@ -13,6 +14,27 @@ export function parseIsoDate(value: string): number | null {
   const ms = Date.parse(`${value}T00:00:00.000Z`);
   if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value) return null;
   return ms;
+}
+
+/** 00:00 of the day at `dayMs` (a UTC midnight) in `zone`, as a UTC instant; null when the zone cannot place it. */
+function startOfDayIn(dayMs: number, zone: string): Date | null {
+  const day = new Date(dayMs);
+  const parts = { year: day.getUTCFullYear(), month: day.getUTCMonth() + 1, day: day.getUTCDate(), hour: 0, minute: 0 };
+  return wallClockPartsToUtc(parts, zone)?.utc ?? null;
+}
+
+/**
+ * The agency-local days `from`..`to` (YYYY-MM-DD, both included) as UTC bounds [start, end):
+ * 00:00 of `from` and 00:00 of the day after `to` in `zone` (a midnight lost to DST moves
+ * forward, see src/lib/zoned-time.ts). Null when a date is invalid or the zone cannot place it.
+ */
+export function localRangeToUtc(from: string, to: string, zone: string): { start: Date; end: Date } | null {
+  const fromMs = parseIsoDate(from);
+  const toMs = parseIsoDate(to);
+  if (fromMs === null || toMs === null) return null;
+  const start = startOfDayIn(fromMs, zone);
+  const end = startOfDayIn(toMs + DAY_MS, zone);
+  return start && end ? { start, end } : null;
 }
 
 /** Days in [from, to], counting both ends: the same day is 1. */

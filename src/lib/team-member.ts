@@ -31,6 +31,14 @@ export function requestedTeamMember(...sources: (Record<string, unknown> | undef
   return [...given][0]!;
 }
 
+/** A live (not removed) member of the agency, by id (primary key). */
+export const liveMemberWhere = (agencyId: string, memberId: string) =>
+  and(eq(members.id, memberId.toLowerCase()), eq(members.agencyId, agencyId), isNull(members.removedAt));
+
+/** The team member, if a live member of this agency, as a query (for a batch, or awaited). */
+export const liveMemberQuery = (db: Db, agencyId: string, memberId: string) =>
+  db.select().from(members).where(liveMemberWhere(agencyId, memberId));
+
 /**
  * The named team member, which must be a live member of the caller's agency (a member of
  * another agency, or a removed one, is 400). Null when no alias is present.
@@ -42,11 +50,7 @@ export async function resolveTeamMember(
 ): Promise<{ id: string; name: string } | null> {
   const id = requestedTeamMember(...sources);
   if (id === null) return null;
-  const member = await db
-    .select({ id: members.id, name: members.name })
-    .from(members)
-    .where(and(eq(members.id, id), eq(members.agencyId, agencyId), isNull(members.removedAt)))
-    .get();
+  const member = await liveMemberQuery(db, agencyId, id).get();
   if (!member) throw badRequest(TEAM_MEMBER_NOT_FOUND);
-  return member;
+  return { id: member.id, name: member.name };
 }

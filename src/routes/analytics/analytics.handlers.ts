@@ -1,10 +1,8 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
-import { parseIsoDate } from "@/lib/date-range";
+import { localRangeToUtc } from "@/lib/date-range";
 import { badRequest } from "@/lib/errors";
-import { DAY_MS } from "@/lib/time";
-import { wallClockPartsToUtc } from "@/lib/zoned-time";
-import { assertKnownPath } from "@/routes/paths/path-lookup";
+import { UNKNOWN_PATH_MESSAGE } from "@/routes/paths/path-lookup";
 import type { Step } from "@/routes/paths/paths.schemas";
 import * as repo from "./analytics.repository";
 import type * as routes from "./analytics.routes";
@@ -12,29 +10,21 @@ import { buildPathReport } from "./path-report";
 
 type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], AppBindings>;
 
-/** 00:00 of a YYYY-MM-DD day in `zone`, as a UTC instant (a midnight lost to DST moves forward). */
-function startOfDay(dayMs: number, zone: string): Date {
-  const day = new Date(dayMs);
-  const start = wallClockPartsToUtc({ year: day.getUTCFullYear(), month: day.getUTCMonth() + 1, day: day.getUTCDate(), hour: 0, minute: 0 }, zone);
-  if (!start) throw badRequest(`The agency time zone ${zone} cannot be used for this range`);
-  return start.utc;
-}
-
 export const getPathAnalytics: Handler<"getPathAnalytics"> = async (c) => {
   const query = c.req.valid("query");
   // dateRangeQuery({ required: true }) has checked both dates; its type still says optional.
   const [from, to, path_uuid] = [query.from!, query.to!, query.path_uuid];
   const { db } = c.var;
   const { agencyId } = c.var.caller;
-  if (path_uuid) await assertKnownPath(db, agencyId, path_uuid, { allowArchived: true });
-  const timezone = await repo.getAgencyTimezone(db, agencyId);
-  const start = startOfDay(parseIsoDate(from)!, timezone);
-  const end = startOfDay(parseIsoDate(to)! + DAY_MS, timezone);
-  const range = { start: start.toISOString(), end: end.toISOString() };
-  const [events, paths] = await Promise.all([
-    repo.countPathEvents(db, agencyId, range, path_uuid),
-    repo.listPathsForReport(db, agencyId, path_uuid),
-  ]);
+  // Two D1 round trips: the timezone and the paths (an unknown path_uuid is 400, archived
+  // paths are known), then the events over the agency-local range.
+  const { timezone, paths } = await repo.readReportSetup(db, agencyId, path_uuid);
+  if (path_uuid && paths.length === 0) throw badRequest(UNKNOWN_PATH_MESSAGE);
+  const bounds = localRangeToUtc(from, to, timezone);
+  if (!bounds) throw badRequest(`The agency time zone ${timezone} cannot be used for this range`);
+  const { end } = bounds;
+  const range = { start: bounds.start.toISOString(), end: end.toISOString() };
+  const events = await repo.countPathEvents(db, agencyId, range, path_uuid);
   const withEvents = new Set(events.map((e) => e.pathId));
   const reported = paths.filter((p) => path_uuid || p.status !== "archived" || withEvents.has(p.id));
   const { totals, paths: pathReports } = buildPathReport(

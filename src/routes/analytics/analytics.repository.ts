@@ -1,9 +1,7 @@
 import { and, count, desc, eq, gte, lt, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { agencies, pathEvents, paths } from "@/db/schema";
-
-export const getAgencyTimezone = async (db: Db, agencyId: string) =>
-  (await db.select({ timezone: agencies.timezone }).from(agencies).where(eq(agencies.id, agencyId)).get())?.timezone ?? "UTC";
+import { agencyTimezoneQuery, timezoneOf } from "@/db/agency-timezone";
+import { pathEvents, paths } from "@/db/schema";
 
 /** Event counts by path, step and type over [start, end): one indexed GROUP BY. */
 export const countPathEvents = (db: Db, agencyId: string, range: { start: string; end: string }, pathId?: string) =>
@@ -22,10 +20,19 @@ export const countPathEvents = (db: Db, agencyId: string, range: { start: string
     .all();
 
 /** The agency's paths (or one), archived included, newest first. */
-export const listPathsForReport = (db: Db, agencyId: string, pathId?: string) =>
+const pathsForReportQuery = (db: Db, agencyId: string, pathId?: string) =>
   db
     .select()
     .from(paths)
-    .where(and(eq(paths.agencyId, agencyId), pathId ? eq(paths.id, pathId) : undefined))
-    .orderBy(desc(paths.createdAt), desc(sql`${paths}.rowid`))
-    .all();
+    .where(and(eq(paths.agencyId, agencyId), pathId ? eq(paths.id, pathId.toLowerCase()) : undefined))
+    .orderBy(desc(paths.createdAt), desc(sql`${paths}.rowid`));
+
+/**
+ * What the report needs before its events, in one D1 round trip (one batch): the agency's
+ * timezone (the events' range depends on it) and its paths, or the one path asked for
+ * (archived included; none means the path is unknown to this agency).
+ */
+export async function readReportSetup(db: Db, agencyId: string, pathId?: string) {
+  const [agency, rows] = await db.batch([agencyTimezoneQuery(db, agencyId), pathsForReportQuery(db, agencyId, pathId)]);
+  return { timezone: timezoneOf(agency), paths: rows };
+}

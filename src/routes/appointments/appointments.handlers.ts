@@ -2,10 +2,11 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { badRequest, conflict, notFound } from "@/lib/errors";
 import { paginationOf } from "@/lib/pagination";
-import { resolveTeamMember } from "@/lib/team-member";
+import { localRangeToUtc } from "@/lib/date-range";
+import { requestedTeamMember, TEAM_MEMBER_NOT_FOUND } from "@/lib/team-member";
 import { calendarMessages } from "@/routes/calendar/calendar.messages";
 import { getHours, toWorkingHours } from "@/routes/calendar/calendar.repository";
-import { nextDate, slotStartingAt, wallClockInstant } from "@/routes/calendar/slots";
+import { slotStartingAt } from "@/routes/calendar/slots";
 import * as repo from "./appointments.repository";
 import type * as routes from "./appointments.routes";
 import { appointmentMessages } from "./appointments.schemas";
@@ -17,26 +18,28 @@ const appointmentBody = (record: repo.AppointmentRecord) => ({
   appointment: repo.toPublicAppointment(record),
 });
 
-const isoOrUndefined = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISOString());
-
 export const listAppointments: Handler<"listAppointments"> = async (c) => {
   const { db } = c.var;
   const { agencyId } = c.var.caller;
   const query = c.req.valid("query");
   const { page, limit } = query;
-  const member = await resolveTeamMember(db, agencyId, query);
+  const memberId = requestedTeamMember(query);
+  const dates = query.from !== undefined && query.to !== undefined ? { from: query.from, to: query.to } : null;
+  // Two D1 round trips at most: the member check with the timezone (when needed), then the list.
+  const { memberFound, timezone } = await repo.readListSetup(db, agencyId, memberId, dates !== null);
+  if (!memberFound) throw badRequest(TEAM_MEMBER_NOT_FOUND);
   let startsFrom: string | undefined;
   let startsBefore: string | undefined;
-  if (query.from !== undefined && query.to !== undefined) {
+  if (dates && timezone !== null) {
     // Dates are the agency's local dates: [from 00:00, the day after `to` 00:00).
-    const zone = (await repo.agencyTimezone(db, agencyId)) ?? "UTC";
-    startsFrom = isoOrUndefined(wallClockInstant(query.from, 0, zone));
-    startsBefore = isoOrUndefined(wallClockInstant(nextDate(query.to), 0, zone));
+    const range = localRangeToUtc(dates.from, dates.to, timezone);
+    startsFrom = range?.start.toISOString();
+    startsBefore = range?.end.toISOString();
   }
   const { rows, total } = await repo.listAppointments(
     db,
     agencyId,
-    { startsFrom, startsBefore, status: query.status, memberId: member?.id, contactId: query.contact_uuid },
+    { startsFrom, startsBefore, status: query.status, memberId: memberId ?? undefined, contactId: query.contact_uuid },
     { page, limit },
   );
   return c.json(

@@ -1,10 +1,12 @@
 import { and, asc, count, eq, gt, gte, lt, ne, notExists, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
+import { agencyTimezone, agencyTimezoneQuery, timezoneOf } from "@/db/agency-timezone";
 import type { Db } from "@/db/client";
-import { agencies, appointments, contacts, type AppointmentStatus } from "@/db/schema";
+import { appointments, contacts, type AppointmentStatus } from "@/db/schema";
 import { isUniqueViolation } from "@/lib/db-errors";
 import { conflict } from "@/lib/errors";
 import { offsetOf, type Pagination } from "@/lib/pagination";
+import { liveMemberQuery } from "@/lib/team-member";
 import { nowIso } from "@/lib/time";
 import { calendarMessages } from "@/routes/calendar/calendar.messages";
 
@@ -78,9 +80,17 @@ export async function listAppointments(db: Db, agencyId: string, filters: Appoin
   return { rows, total: totals[0]?.total ?? 0 };
 }
 
-
-export const agencyTimezone = async (db: Db, agencyId: string) =>
-  (await db.select({ timezone: agencies.timezone }).from(agencies).where(eq(agencies.id, agencyId)).get())?.timezone;
+/**
+ * What the list needs before its rows, in at most one D1 round trip: the membership check
+ * of the team member when one is named (`memberFound` is true without one), and the agency's
+ * timezone when the list is limited to agency-local dates (`timezone` is null otherwise).
+ */
+export async function readListSetup(db: Db, agencyId: string, memberId: string | null, needsTimezone: boolean) {
+  if (memberId === null) return { memberFound: true, timezone: needsTimezone ? await agencyTimezone(db, agencyId) : null };
+  if (!needsTimezone) return { memberFound: (await liveMemberQuery(db, agencyId, memberId)).length > 0, timezone: null };
+  const [member, agency] = await db.batch([liveMemberQuery(db, agencyId, memberId), agencyTimezoneQuery(db, agencyId)]);
+  return { memberFound: member.length > 0, timezone: timezoneOf(agency) };
+}
 
 /**
  * A live appointment of the same calendar that overlaps [start, end) but starts at another

@@ -1,15 +1,15 @@
 import type { RouteHandler } from "@hono/zod-openapi";
+import { agencyTimezone } from "@/db/agency-timezone";
 import type { Db } from "@/db/client";
 import type { AppBindings } from "@/lib/context";
 import { ApiError, badRequest, conflict, notFound } from "@/lib/errors";
 import { newId } from "@/lib/ids";
-import { resolveTeamMember } from "@/lib/team-member";
+import { requestedTeamMember, resolveTeamMember, TEAM_MEMBER_NOT_FOUND } from "@/lib/team-member";
 import * as appointmentsRepo from "@/routes/appointments/appointments.repository";
 import { getBookingWidget } from "@/routes/booking-widgets/booking-widgets.repository";
 import * as contactsRepo from "@/routes/contacts/contacts.repository";
 import { assertKnownPath } from "@/routes/paths/path-lookup";
 import { recordPathEvent } from "@/routes/paths/path-events.repository";
-import { requestedTeamMember, TEAM_MEMBER_NOT_FOUND } from "@/lib/team-member";
 import { calendarMessages, DEFAULT_SLOT_MINUTES } from "./calendar.messages";
 import * as repo from "./calendar.repository";
 import type * as routes from "./calendar.routes";
@@ -40,7 +40,7 @@ export const setCalendarHours: Handler<"setCalendarHours"> = async (c) => {
   const { agencyId } = c.var.caller;
   const body = c.req.valid("json");
   const member = await resolveTeamMember(db, agencyId, c.req.valid("query"), body);
-  const timezone = body.timezone ?? (await appointmentsRepo.agencyTimezone(db, agencyId)) ?? "UTC";
+  const timezone = body.timezone ?? (await agencyTimezone(db, agencyId));
   const hours = await repo.setHours(db, agencyId, member?.id ?? null, {
     timezone,
     slotMinutes: body.slot_minutes ?? DEFAULT_SLOT_MINUTES,
@@ -99,7 +99,7 @@ async function contactForBooking(db: Db, agencyId: string, body: CreateBookingIn
     return contact;
   }
   const identity = { email: body.email ?? null, phone: body.phone ?? null };
-  const existing = await repo.findLiveContact(db, agencyId, identity);
+  const existing = await contactsRepo.findLiveContact(db, agencyId, identity);
   if (existing) return existing;
   try {
     return await contactsRepo.createContact(db, agencyId, {
@@ -113,7 +113,7 @@ async function contactForBooking(db: Db, agencyId: string, body: CreateBookingIn
     });
   } catch (error) {
     if (!(error instanceof ApiError && error.code === "conflict")) throw error;
-    const winner = await repo.findLiveContact(db, agencyId, identity);
+    const winner = await contactsRepo.findLiveContact(db, agencyId, identity);
     if (!winner) throw error;
     return winner;
   }

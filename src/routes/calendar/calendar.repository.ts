@@ -1,7 +1,8 @@
-import { and, eq, gt, isNull, lt, ne } from "drizzle-orm";
+import { and, eq, gt, lt, ne } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { appointments, calendarHours, contacts, members, type WorkingDay } from "@/db/schema";
+import { appointments, calendarHours, type WorkingDay } from "@/db/schema";
 import { newId } from "@/lib/ids";
+import { liveMemberQuery } from "@/lib/team-member";
 import { nowIso } from "@/lib/time";
 import { calendarKeyOf } from "@/routes/appointments/appointments.repository";
 import { MAX_SLOT_MINUTES } from "./calendar.messages";
@@ -36,13 +37,6 @@ const hoursQuery = (db: Db, agencyId: string, memberId: string | null) =>
 
 /** The hours of the agency calendar (`memberId` null) or of one team member's calendar. */
 export const getHours = (db: Db, agencyId: string, memberId: string | null) => hoursQuery(db, agencyId, memberId).get();
-
-/** The team member, if a live member of this agency (primary key). */
-const liveMemberQuery = (db: Db, agencyId: string, memberId: string) =>
-  db
-    .select({ id: members.id })
-    .from(members)
-    .where(and(eq(members.id, memberId), eq(members.agencyId, agencyId), isNull(members.removedAt)));
 
 /**
  * A calendar's hours in one D1 round trip, with the membership check of the team member
@@ -133,21 +127,4 @@ export async function setHours(
     .returning()
     .get();
   return row;
-}
-
-/**
- * The live contact a booking should reuse: the one with this email, else the one with this
- * phone (both are unique among live contacts).
- */
-export async function findLiveContact(db: Db, agencyId: string, by: { email?: string | null; phone?: string | null }) {
-  const live = and(eq(contacts.agencyId, agencyId), isNull(contacts.deletedAt));
-  if (by.email) {
-    const found = await db.select().from(contacts).where(and(live, eq(contacts.email, by.email))).get();
-    if (found) return found;
-  }
-  if (by.phone) {
-    const found = await db.select().from(contacts).where(and(live, eq(contacts.phone, by.phone))).get();
-    if (found) return found;
-  }
-  return undefined;
 }

@@ -28,7 +28,8 @@ export const toPublicContact = (c: ContactRow) => ({
 });
 
 const ofAgency = (agencyId: string, contactId: string) => and(eq(contacts.id, contactId.toLowerCase()), eq(contacts.agencyId, agencyId));
-const live = (agencyId: string, contactId: string) => and(ofAgency(agencyId, contactId), isNull(contacts.deletedAt));
+/** A live (not soft-deleted) contact of the agency, by id (primary key). */
+export const liveContactWhere = (agencyId: string, contactId: string) => and(ofAgency(agencyId, contactId), isNull(contacts.deletedAt));
 
 /**
  * Statements that make contact_tags mirror contacts.tags for one contact. They copy from the
@@ -49,6 +50,40 @@ const syncTags = (db: Db, agencyId: string, contactId: string) =>
   ] as const;
 
 /**
+ * The live contact holding this email, else the one holding this phone (both are unique among
+ * live contacts), other than `exceptId`; `matched` says which value it holds.
+ */
+async function findLiveHolder(
+  db: Db,
+  agencyId: string,
+  by: { email?: string | null; phone?: string | null },
+  exceptId?: string,
+): Promise<{ contact: ContactRow; matched: "email" | "phone" } | undefined> {
+  const holding = (column: typeof contacts.email | typeof contacts.phone, value: string) =>
+    db
+      .select()
+      .from(contacts)
+      .where(and(eq(contacts.agencyId, agencyId), isNull(contacts.deletedAt), eq(column, value), exceptId ? ne(contacts.id, exceptId) : undefined))
+      .get();
+  if (by.email) {
+    const contact = await holding(contacts.email, by.email);
+    if (contact) return { contact, matched: "email" };
+  }
+  if (by.phone) {
+    const contact = await holding(contacts.phone, by.phone);
+    if (contact) return { contact, matched: "phone" };
+  }
+  return undefined;
+}
+
+/**
+ * The live contact a booking should reuse: the one with this email, else the one with this
+ * phone (both are unique among live contacts).
+ */
+export const findLiveContact = async (db: Db, agencyId: string, by: { email?: string | null; phone?: string | null }) =>
+  (await findLiveHolder(db, agencyId, by))?.contact;
+
+/**
  * The unique indexes said "taken" (a concurrent create may have won); find who holds the
  * email or phone so the 409 can name it.
  */
@@ -58,25 +93,14 @@ async function duplicateError(
   values: { email?: string | null; phone?: string | null },
   exceptId?: string,
 ): Promise<ApiError> {
-  const others = (column: typeof contacts.email | typeof contacts.phone, value: string) =>
-    db
-      .select({ id: contacts.id })
-      .from(contacts)
-      .where(and(eq(contacts.agencyId, agencyId), isNull(contacts.deletedAt), eq(column, value), exceptId ? ne(contacts.id, exceptId) : undefined))
-      .get();
-  if (values.email) {
-    const holder = await others(contacts.email, values.email);
-    if (holder) return conflict(contactMessages.duplicateEmail(holder.id));
-  }
-  if (values.phone) {
-    const holder = await others(contacts.phone, values.phone);
-    if (holder) return conflict(contactMessages.duplicatePhone(holder.id));
-  }
+  const holder = await findLiveHolder(db, agencyId, values, exceptId);
+  if (holder?.matched === "email") return conflict(contactMessages.duplicateEmail(holder.contact.id));
+  if (holder?.matched === "phone") return conflict(contactMessages.duplicatePhone(holder.contact.id));
   return conflict("A contact with this email or phone already exists");
 }
 
 export const getLiveContact = (db: Db, agencyId: string, contactId: string) =>
-  db.select().from(contacts).where(live(agencyId, contactId)).get();
+  db.select().from(contacts).where(liveContactWhere(agencyId, contactId)).get();
 
 /** Any contact of the agency, live or soft-deleted. */
 export const getAnyContact = (db: Db, agencyId: string, contactId: string) =>
@@ -186,7 +210,7 @@ export async function updateContact(db: Db, agencyId: string, contactId: string,
     ...(customFields !== undefined ? { customFields: sql`json_patch(${contacts.customFields}, ${JSON.stringify(customFields)})` } : {}),
     updatedAt: nowIso(),
   };
-  const update = db.update(contacts).set(set).where(live(agencyId, contactId)).returning();
+  const update = db.update(contacts).set(set).where(liveContactWhere(agencyId, contactId)).returning();
   try {
     if (patch.tags === undefined) return (await update)[0];
     const [updated] = await db.batch([update, ...syncTags(db, agencyId, contactId)]);
@@ -199,7 +223,7 @@ export async function updateContact(db: Db, agencyId: string, contactId: string,
 
 export async function softDeleteContact(db: Db, agencyId: string, contactId: string) {
   const now = nowIso();
-  return db.update(contacts).set({ deletedAt: now, updatedAt: now }).where(live(agencyId, contactId)).returning().get();
+  return db.update(contacts).set({ deletedAt: now, updatedAt: now }).where(liveContactWhere(agencyId, contactId)).returning().get();
 }
 
 /**

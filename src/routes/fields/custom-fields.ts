@@ -1,4 +1,5 @@
 import type { Db } from "@/db/client";
+import { parseIsoDate } from "@/lib/date-range";
 import { badRequest } from "@/lib/errors";
 import { listAllFields, type FieldRow } from "./fields.repository";
 
@@ -9,12 +10,6 @@ export type CustomFieldValue = string | number | boolean | string[];
 export type CustomFieldsInput = Record<string, CustomFieldValue | null>;
 
 export const notAFieldMessage = (key: string) => `custom_fields.${key} is not a field of this agency`;
-
-const isRealDate = (value: string) => {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-  const date = new Date(`${value}T00:00:00.000Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
-};
 
 /** The problem with one value for one live definition, or null when it fits. */
 function typeProblem(field: FieldRow, value: unknown): string | null {
@@ -28,7 +23,7 @@ function typeProblem(field: FieldRow, value: unknown): string | null {
     case "number":
       return typeof value === "number" && Number.isFinite(value) ? null : `${name} must be a number`;
     case "date":
-      return typeof value === "string" && isRealDate(value) ? null : `${name} must be a date in YYYY-MM-DD format`;
+      return typeof value === "string" && parseIsoDate(value) !== null ? null : `${name} must be a date in YYYY-MM-DD format`;
     case "boolean":
       return typeof value === "boolean" ? null : `${name} must be true or false`;
     case "select":

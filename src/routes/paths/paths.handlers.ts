@@ -88,9 +88,8 @@ export const listPathVersions: Handler<"listPathVersions"> = async (c) => {
   const { page, limit } = c.req.valid("query");
   const { db } = c.var;
   const { agencyId } = c.var.caller;
-  const path = await repo.getPath(db, agencyId, path_uuid);
-  if (!path) throw notFound(pathMessages.notFound);
-  const { rows, total } = await repo.listVersions(db, agencyId, path.id, { page, limit });
+  const { found, rows, total } = await repo.listVersions(db, agencyId, path_uuid, { page, limit });
+  if (!found) throw notFound(pathMessages.notFound);
   return c.json(
     { success: true as const, versions: rows.map(repo.toPublicVersion), pagination: paginationOf({ page, limit }, total) },
     200,

@@ -140,11 +140,16 @@ export async function archivePath(db: Db, agencyId: string, pathId: string) {
     .get();
 }
 
+/**
+ * A path's published versions, newest first, in one D1 round trip (one batch) with the path
+ * itself (archived included): `found` is false when the agency has no such path.
+ */
 export async function listVersions(db: Db, agencyId: string, pathId: string, page: Pagination) {
-  const where = and(eq(pathVersions.agencyId, agencyId), eq(pathVersions.pathId, pathId));
-  const [rows, totals] = await db.batch([
+  const where = and(eq(pathVersions.agencyId, agencyId), eq(pathVersions.pathId, pathId.toLowerCase()));
+  const [path, rows, totals] = await db.batch([
+    db.select({ id: paths.id }).from(paths).where(ofAgency(agencyId, pathId)),
     db.select().from(pathVersions).where(where).orderBy(desc(pathVersions.version)).limit(page.limit).offset(offsetOf(page)),
     db.select({ total: count() }).from(pathVersions).where(where),
   ]);
-  return { rows, total: totals[0]?.total ?? 0 };
+  return { found: path.length > 0, rows, total: totals[0]?.total ?? 0 };
 }

@@ -4,6 +4,7 @@ import { members, memberRoles } from "@/db/schema";
 import { isUniqueViolation } from "@/lib/db-errors";
 import { conflict } from "@/lib/errors";
 import { newId } from "@/lib/ids";
+import { liveMemberQuery, liveMemberWhere } from "@/lib/team-member";
 import { offsetOf, type Pagination } from "@/lib/pagination";
 import { nowIso } from "@/lib/time";
 
@@ -21,7 +22,6 @@ export const toPublicMember = (m: MemberRow) => ({
 export const duplicateMemberMessage = (uuid: string) => `A team member with this email already exists: ${uuid}`;
 
 const liveOfAgency = (agencyId: string) => and(eq(members.agencyId, agencyId), isNull(members.removedAt));
-const liveMember = (agencyId: string, memberId: string) => and(liveOfAgency(agencyId), eq(members.id, memberId.toLowerCase()));
 
 /** The live (not removed) member of the agency holding this email, if any. */
 export const findLiveMemberByEmail = (db: Db, agencyId: string, email: string) =>
@@ -50,8 +50,7 @@ export async function createMember(db: Db, agencyId: string, input: { name: stri
   return row;
 }
 
-export const getLiveMember = (db: Db, agencyId: string, memberId: string) =>
-  db.select().from(members).where(liveMember(agencyId, memberId)).get();
+export const getLiveMember = (db: Db, agencyId: string, memberId: string) => liveMemberQuery(db, agencyId, memberId).get();
 
 /** Live members, newest first; removed members are never listed. */
 export async function listMembers(db: Db, agencyId: string, filters: { role?: MemberRole }, page: Pagination) {
@@ -77,7 +76,7 @@ export const changeRole = (db: Db, agencyId: string, memberId: string, role: Exc
   db
     .update(members)
     .set({ role, updatedAt: nowIso() })
-    .where(and(liveMember(agencyId, memberId), ne(members.role, "owner")))
+    .where(and(liveMemberWhere(agencyId, memberId), ne(members.role, "owner")))
     .returning()
     .get();
 
@@ -87,7 +86,7 @@ export async function removeMember(db: Db, agencyId: string, memberId: string) {
   return db
     .update(members)
     .set({ removedAt: now, updatedAt: now })
-    .where(and(liveMember(agencyId, memberId), ne(members.role, "owner")))
+    .where(and(liveMemberWhere(agencyId, memberId), ne(members.role, "owner")))
     .returning()
     .get();
 }

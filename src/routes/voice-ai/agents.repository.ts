@@ -23,43 +23,72 @@ export const toPublicAgent = (a: AgentWithNumbers) => ({
 
 const ofAgency = (agencyId: string, agentId: string) => and(eq(voiceAgents.id, agentId.toLowerCase()), eq(voiceAgents.agencyId, agencyId));
 
-async function withNumbers(db: Db, agencyId: string, agents: VoiceAgentRow[]): Promise<AgentWithNumbers[]> {
-  const numbers: VoicePhoneNumberRow[] = [];
-  // D1 binds at most 100 parameters per statement, and a page holds up to 100 agents.
-  for (let i = 0; i < agents.length; i += 90) {
-    const ids = agents.slice(i, i + 90).map((a) => a.id);
-    numbers.push(
-      ...(await db
-        .select()
-        .from(voicePhoneNumbers)
-        .where(and(eq(voicePhoneNumbers.agencyId, agencyId), inArray(voicePhoneNumbers.agentId, ids)))
-        .orderBy(asc(voicePhoneNumbers.createdAt), asc(sql`${voicePhoneNumbers}.rowid`))
-        .all()),
-    );
+/** Agents oldest first (rowid breaks ties): the first active one is the default one. */
+const oldestFirst = [asc(voiceAgents.createdAt), asc(sql`${voiceAgents}.rowid`)] as const;
+const numbersInOrder = [asc(voicePhoneNumbers.createdAt), asc(sql`${voicePhoneNumbers}.rowid`)] as const;
+
+/** Each agent with its numbers (oldest first), from the rows of one batch. */
+function withNumbers(agents: VoiceAgentRow[], numbers: VoicePhoneNumberRow[]): AgentWithNumbers[] {
+  const byAgent = new Map<string, VoicePhoneNumberRow[]>();
+  for (const n of numbers) {
+    const list = byAgent.get(n.agentId);
+    if (list) list.push(n);
+    else byAgent.set(n.agentId, [n]);
   }
-  return agents.map((a) => ({ ...a, numbers: numbers.filter((n) => n.agentId === a.id) }));
+  return agents.map((a) => ({ ...a, numbers: byAgent.get(a.id) ?? [] }));
 }
 
-/** Oldest first: the first agent is the default one, so the list reads in that order. */
+/**
+ * Oldest first: the first agent is the default one, so the list reads in that order. One D1
+ * round trip: the page, the total and the page's numbers (selected through the same page as a
+ * subquery, so no query waits for another's rows) in one batch.
+ */
 export async function listAgents(db: Db, agencyId: string, page: Pagination) {
   const where = eq(voiceAgents.agencyId, agencyId);
-  const [rows, totals] = await db.batch([
+  const [rows, totals, numbers] = await db.batch([
     db
       .select()
       .from(voiceAgents)
       .where(where)
-      .orderBy(asc(voiceAgents.createdAt), asc(sql`${voiceAgents}.rowid`))
+      .orderBy(...oldestFirst)
       .limit(page.limit)
       .offset(offsetOf(page)),
     db.select({ total: count() }).from(voiceAgents).where(where),
+    db
+      .select()
+      .from(voicePhoneNumbers)
+      .where(
+        and(
+          eq(voicePhoneNumbers.agencyId, agencyId),
+          inArray(
+            voicePhoneNumbers.agentId,
+            db
+              .select({ id: voiceAgents.id })
+              .from(voiceAgents)
+              .where(where)
+              .orderBy(...oldestFirst)
+              .limit(page.limit)
+              .offset(offsetOf(page)),
+          ),
+        ),
+      )
+      .orderBy(...numbersInOrder),
   ]);
-  return { rows: await withNumbers(db, agencyId, rows), total: totals[0]?.total ?? 0 };
+  return { rows: withNumbers(rows, numbers), total: totals[0]?.total ?? 0 };
 }
 
-export async function getAgent(db: Db, agencyId: string, agentId: string) {
-  const agent = await db.select().from(voiceAgents).where(ofAgency(agencyId, agentId)).get();
-  if (!agent) return undefined;
-  return (await withNumbers(db, agencyId, [agent]))[0];
+/** One agent with its numbers: one D1 round trip (one batch). */
+export async function getAgent(db: Db, agencyId: string, agentId: string): Promise<AgentWithNumbers | undefined> {
+  const [agents, numbers] = await db.batch([
+    db.select().from(voiceAgents).where(ofAgency(agencyId, agentId)),
+    db
+      .select()
+      .from(voicePhoneNumbers)
+      .where(and(eq(voicePhoneNumbers.agentId, agentId.toLowerCase()), eq(voicePhoneNumbers.agencyId, agencyId)))
+      .orderBy(...numbersInOrder),
+  ]);
+  const agent = agents[0];
+  return agent ? withNumbers([agent], numbers)[0] : undefined;
 }
 
 export interface NewVoiceAgent {
@@ -117,7 +146,6 @@ export interface DialRefs {
 
 /** The agency's active agents, oldest first (`voice_agents_agency_idx`): the first is the default one. */
 const activeOfAgency = (agencyId: string) => and(eq(voiceAgents.agencyId, agencyId), eq(voiceAgents.status, "active"));
-const oldestFirst = [asc(voiceAgents.createdAt), asc(sql`${voiceAgents}.rowid`)] as const;
 
 /**
  * Who places a call and from which number, as two queries for one `db.batch` (they do not
@@ -149,7 +177,7 @@ export function dialTargetQueries(db: Db, agencyId: string, refs: DialRefs) {
         .select()
         .from(voicePhoneNumbers)
         .where(and(eq(voicePhoneNumbers.agencyId, agencyId), eq(voicePhoneNumbers.agentId, agentId)))
-        .orderBy(asc(voicePhoneNumbers.createdAt), asc(sql`${voicePhoneNumbers}.rowid`))
+        .orderBy(...numbersInOrder)
         .limit(1);
   return [agent, number] as const;
 }

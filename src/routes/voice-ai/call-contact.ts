@@ -3,7 +3,7 @@ import type { Db } from "@/db/client";
 import { contacts } from "@/db/schema";
 import { badRequest } from "@/lib/errors";
 import { newId } from "@/lib/ids";
-import type { ContactRow } from "@/routes/contacts/contacts.repository";
+import { liveContactWhere, type ContactRow } from "@/routes/contacts/contacts.repository";
 import { voiceMessages, type CreateCallInput } from "./voice-ai.schemas";
 
 export interface CallContact {
@@ -22,10 +22,6 @@ const fullName = (c: { firstName: string; lastName: string }) => `${c.firstName}
 const liveWithPhone = (agencyId: string, phone: string) =>
   and(eq(contacts.agencyId, agencyId), eq(contacts.phone, phone), isNull(contacts.deletedAt), isNotNull(contacts.phone));
 
-/** `contact_uuid` as a live contact of the agency (primary key). */
-const liveWithId = (agencyId: string, contactId: string) =>
-  and(eq(contacts.id, contactId.toLowerCase()), eq(contacts.agencyId, agencyId), isNull(contacts.deletedAt));
-
 /**
  * The one query `planCallContact` needs, for the request's read batch: the contact named by
  * `contact_uuid`, else the live contact that already has the phone.
@@ -34,7 +30,7 @@ export const callContactQuery = (db: Db, agencyId: string, body: CreateCallInput
   db
     .select()
     .from(contacts)
-    .where(body.contact_uuid ? liveWithId(agencyId, body.contact_uuid) : liveWithPhone(agencyId, body.phone));
+    .where(body.contact_uuid ? liveContactWhere(agencyId, body.contact_uuid) : liveWithPhone(agencyId, body.phone));
 
 /** `contact_name` with two or more words gives a first name and a last name (the rest). */
 function namesFrom(body: CreateCallInput): { firstName: string; lastName: string } | null {

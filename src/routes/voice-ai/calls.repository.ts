@@ -1,6 +1,6 @@
 import { and, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { agencies, voiceCalls, type CallStatus } from "@/db/schema";
+import { voiceCalls, type CallStatus } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { countQuery } from "@/db/record-counts";
 import { offsetOf, type Pagination } from "@/lib/pagination";
@@ -30,13 +30,6 @@ export const toPublicCall = (c: VoiceCallRow) => ({
 });
 
 const ofAgency = (agencyId: string, callId: string) => and(eq(voiceCalls.id, callId.toLowerCase()), eq(voiceCalls.agencyId, agencyId));
-
-/**
- * The agency's calling timezone (IANA), in which `scheduled_at` wall-clock times are read, as
- * a query for a batch: the timezone of its row, "UTC" without one.
- */
-export const agencyTimezoneQuery = (db: Db, agencyId: string) =>
-  db.select({ timezone: agencies.timezone }).from(agencies).where(eq(agencies.id, agencyId));
 
 export const getCall = (db: Db, agencyId: string, callId: string) => db.select().from(voiceCalls).where(ofAgency(agencyId, callId)).get();
 

@@ -1,4 +1,5 @@
 import type { RouteHandler } from "@hono/zod-openapi";
+import { agencyTimezoneQuery, timezoneOf } from "@/db/agency-timezone";
 import { sendDials } from "@/jobs/enqueue";
 import type { AppBindings } from "@/lib/context";
 import { ApiError, conflict, notFound } from "@/lib/errors";
@@ -48,12 +49,13 @@ export const createVoiceCall: Handler<"createVoiceCall"> = async (c) => {
   const refs = { agentId: body.voice_agent_uuid, numberId: body.outbound_phone_number_uuid };
 
   const [agency, agentRows, numberRows, contactRows, walletRows] = await db.batch([
-    calls.agencyTimezoneQuery(db, agencyId),
+    // The agency's calling timezone, in which `scheduled_at` wall-clock times are read.
+    agencyTimezoneQuery(db, agencyId),
     ...agents.dialTargetQueries(db, agencyId, refs),
     callContactQuery(db, agencyId, body),
     wallet.walletQuery(db, agencyId),
   ]);
-  const timing = callTiming(body, agency[0]?.timezone ?? "UTC", now);
+  const timing = callTiming(body, timezoneOf(agency), now);
   const target = agents.pickDialTarget(refs, agentRows[0], numberRows[0]);
   const contactPlan = planCallContact(body, contactRows[0]);
   const balance = walletRows[0]?.balanceCents ?? 0;
