@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { app } from "@/app";
 import { admin, api, call, expectError, uniqueIp } from "./helpers/http";
 import { createAgency, createKey, createMember, createPathRecord, setupAgency } from "./helpers/factories";
+import { operationsOf } from "./helpers/openapi-doc";
 
 const DAY = 86_400_000;
 const UNKNOWN_UUID = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
@@ -37,11 +38,21 @@ function operatorRequests(agencyUuid: string, keyUuid: string): [string, string,
     ["POST", `/agencies/${agencyUuid}/booking-widgets`, { name: "Intro call", duration_minutes: 30 }],
     ["POST", `/agencies/${agencyUuid}/messages`, { contact_uuid: UNKNOWN_UUID, channel: "sms", direction: "inbound", body: "Hi" }],
     ["POST", `/agencies/${agencyUuid}/wallet/credit`, { amount_cents: 5000 }],
+    ["POST", `/agencies/${agencyUuid}/secrets`, { name: "vapi.api_key", value: "vapi-operator-auth-test" }],
     ["GET", "/openapi.json"],
   ];
 }
 
 describe("operator API authentication", () => {
+  it("lists every operation of the operator document among the routes checked below", async () => {
+    const doc = await admin("GET", "/openapi.json");
+    expect(doc.status).toBe(200);
+    const documented = operationsOf(doc.body).map((o) => o.key);
+    expect(documented.length).toBeGreaterThanOrEqual(18);
+    const checked = new Set(operatorRequests("{agency_uuid}", "{key_uuid}").map(([method, path]) => `${method} ${path}`));
+    expect(documented.filter((key) => !checked.has(key)), "add these to operatorRequests()").toEqual([]);
+  });
+
   it.each([
     ["unset", undefined],
     ["empty", ""],
@@ -81,6 +92,8 @@ describe("operator API authentication", () => {
     expect((await listFields(token)).status).toBe(200);
     const keys = await admin("GET", `/agencies/${agencyUuid}/keys`);
     expect(keys.body.keys).toHaveLength(1);
+    const secrets = await env.DB.prepare("SELECT name FROM agency_secrets WHERE agency_id = ?").bind(agencyUuid).all();
+    expect(secrets.results).toEqual([]);
   });
 
   it("does not accept a partner access token as the operator token", async () => {

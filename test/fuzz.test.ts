@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { buildPartnerApi } from "@/app";
 import { call, uniqueIp } from "./helpers/http";
 import { createAgency, createKey } from "./helpers/factories";
+import { isPublic, operationsOf, resolveSchema } from "./helpers/openapi-doc";
 
 /**
  * Property: whatever a client sends to any operation of the generated document, the Worker
@@ -32,22 +33,12 @@ interface Operation {
   isPublic: boolean;
 }
 
-const operations: Operation[] = Object.entries(doc.paths as Record<string, Json>).flatMap(([path, item]) =>
-  METHODS.filter((m) => item[m]).map((m) => ({
-    method: m.toUpperCase(),
-    path,
-    key: `${m.toUpperCase()} ${path}`,
-    op: item[m] as Json,
-    isPublic: Array.isArray(item[m].security) && item[m].security.length === 0,
-  })),
-);
+const operations: Operation[] = operationsOf(doc).map((o) => ({ ...o, isPublic: isPublic(o.op) }));
 
-function resolve(schema: Json | undefined, depth = 0): Json {
-  if (!schema || depth > 10) return {};
-  if (typeof schema.$ref === "string") return resolve(doc.components?.schemas?.[schema.$ref.split("/").pop()!], depth + 1);
-  if (Array.isArray(schema.allOf) && schema.allOf.length === 1) return { ...schema, ...resolve(schema.allOf[0], depth + 1) };
-  return schema;
-}
+const resolve = (schema: Json | undefined): Json => resolveSchema(doc, schema);
+
+/** Path parameters whose records seedRecords() must create, or the fuzz would only reach 404s. */
+const SEEDED_IDS = ["contact_uuid", "field_uuid", "path_uuid"];
 
 /** 32-bit FNV-1a, so each operation gets its own stable seed. */
 function seedFor(name: string): number {
@@ -414,6 +405,9 @@ async function seedRecords(token: string): Promise<Known> {
         }
       }
     }
+  }
+  for (const name of SEEDED_IDS) {
+    expect(known.get(name)?.length ?? 0, `seedRecords() created no record with a ${name}: ${JSON.stringify([...known.keys()])}`).toBeGreaterThan(0);
   }
   return known;
 }

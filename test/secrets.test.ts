@@ -1,29 +1,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { admin, api, expectError, type ApiResponse } from "./helpers/http";
-import { createMember, createPathRecord, setupAgency } from "./helpers/factories";
-import { createLeadOrder } from "./helpers/lead-order-factories";
+import { setupAgency } from "./helpers/factories";
+import { exampleBody, isPublic, operationsOf, type Json } from "./helpers/openapi-doc";
+import { populate } from "./helpers/populate";
 
-type Json = Record<string, any>;
-const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 /** Reads before writes, deletes last, so the records the walk needs are still there. */
 const METHOD_ORDER = ["GET", "PUT", "PATCH", "POST", "DELETE"];
 const RANDOM_UUID = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
-
-function resolve(doc: Json, schema: Json | undefined): Json | undefined {
-  let current = schema;
-  for (let hops = 0; current && typeof current.$ref === "string" && hops < 10; hops++) {
-    current = doc.components?.schemas?.[current.$ref.replace("#/components/schemas/", "")];
-  }
-  return current;
-}
-
-/** The documented example of a JSON request body, on the media type or its schema. */
-function exampleBody(doc: Json, op: Json): unknown {
-  const media = op.requestBody?.content?.["application/json"];
-  if (!media) return undefined;
-  return media.example ?? resolve(doc, media.schema)?.example ?? media.schema?.example ?? {};
-}
 
 /** Secret values stored for the agency: distinctive strings that must never come back. */
 async function storeSecrets(agencyUuid: string) {
@@ -49,46 +33,15 @@ function expectNoSecret(res: ApiResponse, secrets: string[], what: string) {
 
 describe("agency secrets never appear in any response", () => {
   it("walks every operation of the document with real records and finds no secret value in any body or header", async () => {
-    const { agencyUuid, token } = await setupAgency();
+    // A real record for every path parameter of the document (populate() makes one of each kind).
+    const { owner, idFor } = await populate();
+    const { agencyUuid, token } = owner;
     const secrets = await storeSecrets(agencyUuid);
     const stored = await env.DB.prepare("SELECT value FROM agency_secrets WHERE agency_id = ?").bind(agencyUuid).all<{ value: string }>();
     expect(stored.results.map((r) => r.value).sort()).toEqual([...secrets].sort());
 
-    // Real records for every path parameter we can make; the rest get a random uuid (404 bodies are checked too).
-    const contact = await api("POST", "/contacts", { token, body: { first_name: "Ada", last_name: "Lovelace", email: "ada@example.com" } });
-    expect(contact.status).toBe(201);
-    const field = await api("POST", "/fields", { token, body: { key: "budget", label: "Budget", type: "number" } });
-    expect(field.status).toBe(201);
-    const order = await createLeadOrder(agencyUuid);
-    const member = await createMember(agencyUuid, { role: "agent" });
-    const pathUuid = await createPathRecord(agencyUuid);
-    const voiceAgent = crypto.randomUUID();
-    const now = new Date().toISOString();
-    await env.DB.prepare("INSERT INTO voice_agents (id, agency_id, name, status, created_at, updated_at) VALUES (?, ?, 'Ava', 'active', ?, ?)")
-      .bind(voiceAgent, agencyUuid, now, now)
-      .run();
-
-    const paramValue = (path: string, name: string): string => {
-      switch (name) {
-        case "contact_uuid":
-          return contact.body.contact.contact_uuid;
-        case "field_uuid":
-          return field.body.field.field_uuid;
-        case "order_uuid":
-          return order.order_uuid;
-        case "path_uuid":
-          return pathUuid;
-        case "agent_uuid":
-          return path.startsWith("/voice-ai/") ? voiceAgent : member;
-        default:
-          return name.endsWith("_uuid") ? RANDOM_UUID : "1";
-      }
-    };
-
     const doc = (await api("GET", "/openapi.json")).body as Json;
-    const operations = Object.entries(doc.paths as Record<string, Json>)
-      .flatMap(([path, item]) => METHODS.filter((m) => item[m]).map((m) => ({ method: m.toUpperCase(), path, op: item[m] as Json })))
-      .sort((a, b) => METHOD_ORDER.indexOf(a.method) - METHOD_ORDER.indexOf(b.method));
+    const operations = operationsOf(doc).sort((a, b) => METHOD_ORDER.indexOf(a.method) - METHOD_ORDER.indexOf(b.method));
     expect(operations.length).toBeGreaterThanOrEqual(12);
 
     const called: string[] = [];
@@ -96,7 +49,11 @@ describe("agency secrets never appear in any response", () => {
     for (const { method, path, op } of operations) {
       const parameters = (op.parameters ?? []) as Json[];
       let url = path;
-      for (const p of parameters.filter((p) => p.in === "path")) url = url.replace(`{${p.name}}`, paramValue(path, p.name));
+      for (const p of parameters.filter((p) => p.in === "path")) {
+        const id = idFor(path, p.name);
+        expect(id, `no record for {${p.name}} in ${method} ${path}: add one to populate()`).toBeTruthy();
+        url = url.replace(`{${p.name}}`, id!);
+      }
       const query = new URLSearchParams();
       for (const p of parameters.filter((p) => p.in === "query" && p.required)) {
         query.set(p.name, String(p.example ?? p.schema?.example ?? ""));
@@ -104,8 +61,7 @@ describe("agency secrets never appear in any response", () => {
       if (query.size > 0) url += `?${query}`;
       const bodies = op.requestBody ? [exampleBody(doc, op), {}] : [undefined];
       for (const body of bodies) {
-        const isPublic = Array.isArray(op.security) && op.security.length === 0;
-        const res = await api(method, url, { token: isPublic ? null : token, body });
+        const res = await api(method, url, { token: isPublic(op) ? null : token, body });
         expect(res.status, `${method} ${url}: ${JSON.stringify(res.body)}`).toBeLessThan(500);
         expectNoSecret(res, secrets, `${method} ${url}`);
         called.push(`${method} ${path}`);
@@ -117,6 +73,10 @@ describe("agency secrets never appear in any response", () => {
     for (const key of ["GET /settings", "PATCH /settings", "GET /users", "GET /lead-orders", "GET /contacts"]) {
       expect(called).toContain(key);
       expect(succeeded).toContain(key);
+    }
+    // Reads run first, so every record read answers 200: the walk used real records, not 404s.
+    for (const key of ["GET /contacts/{contact_uuid}", "GET /appointments/{appointment_uuid}", "GET /voice-ai/calls/{call_uuid}", "GET /lead-orders/{order_uuid}"]) {
+      expect(succeeded, key).toContain(key);
     }
   });
 });

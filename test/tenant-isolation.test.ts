@@ -1,16 +1,12 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { api, expectError } from "./helpers/http";
-import { createMember, createPathRecord, setupAgency } from "./helpers/factories";
-import { book, freeStarts, nextWeekday, openBusinessHours } from "./helpers/calendar-factories";
-import { createLeadOrder } from "./helpers/lead-order-factories";
-import { createCall, createVoiceAgent, creditWallet } from "./helpers/voice-factories";
+import { setupAgency } from "./helpers/factories";
+import { exampleBody, operationsOf, type Json } from "./helpers/openapi-doc";
+import { populate } from "./helpers/populate";
 
-type Json = Record<string, any>;
-const METHODS = ["get", "post", "put", "patch", "delete"] as const;
-
-/** Every table that holds agency records; a request of another agency must change none of their rows. */
-const TABLES = [
+/** Tables known to hold agency records; the schema-derived list below must contain at least these. */
+const KNOWN_AGENCY_TABLES = [
   "contacts",
   "contact_tags",
   "fields",
@@ -31,72 +27,51 @@ const TABLES = [
   "wallet_ledger",
   "agency_settings",
   "record_counts",
+  "api_keys",
+  "security_events",
+  "idempotency_keys",
+  "agency_secrets",
 ];
 
-async function snapshot(agencyUuid: string) {
+/**
+ * Every table with an `agency_id` column, read from the schema so a table added later is
+ * watched without touching this file (D1's and SQLite's own tables excluded).
+ */
+async function agencyTables(): Promise<string[]> {
+  const rows = await env.DB.prepare(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%agency_id%' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%' ORDER BY name",
+  ).all<{ name: string }>();
+  return rows.results.map((r) => r.name);
+}
+
+async function snapshot(tables: string[], agencyUuid: string) {
   const rows: Record<string, unknown[]> = {};
-  for (const table of TABLES) {
-    rows[table] = (await env.DB.prepare(`SELECT * FROM ${table} WHERE agency_id = ? ORDER BY rowid`).bind(agencyUuid).all()).results;
+  for (const table of tables) {
+    rows[table] = (await env.DB.prepare(`SELECT * FROM "${table}" WHERE agency_id = ? ORDER BY rowid`).bind(agencyUuid).all()).results;
   }
   return rows;
 }
 
-function resolve(doc: Json, schema: Json | undefined): Json | undefined {
-  let current = schema;
-  for (let hops = 0; current && typeof current.$ref === "string" && hops < 10; hops++) {
-    current = doc.components?.schemas?.[current.$ref.replace("#/components/schemas/", "")];
-  }
-  return current;
-}
-
-const exampleBody = (doc: Json, op: Json): unknown => {
-  const media = op.requestBody?.content?.["application/json"];
-  return media ? (media.example ?? resolve(doc, media.schema)?.example ?? {}) : undefined;
-};
-
-/** One record of every kind that a path parameter can name, all in one agency. */
-async function populate() {
-  const owner = await setupAgency("Owner agency");
-  const { agencyUuid, token } = owner;
-  const contact = await api("POST", "/contacts", { token, body: { first_name: "Ada", last_name: "Lovelace", email: "ada@example.com", phone: "+14155550199" } });
-  expect(contact.status).toBe(201);
-  const contactUuid = contact.body.contact.contact_uuid as string;
-  const field = await api("POST", "/fields", { token, body: { key: "budget", label: "Budget", type: "number" } });
-  expect(field.status).toBe(201);
-  const message = await api("POST", "/messages", { token, body: { contact_uuid: contactUuid, channel: "note", body: "Called back." } });
-  expect(message.status, JSON.stringify(message.body)).toBe(201);
-  await openBusinessHours(token);
-  const [slot] = await freeStarts(token, nextWeekday(3));
-  const appointment = await book(token, slot!);
-  const agent = await createVoiceAgent(agencyUuid);
-  await creditWallet(agencyUuid);
-  const call = await createCall(token, { delay_seconds: 3600 });
-  const ids: Record<string, string> = {
-    contact_uuid: contactUuid,
-    field_uuid: field.body.field.field_uuid,
-    message_uuid: message.body.message.message_uuid,
-    appointment_uuid: appointment.appointment_uuid,
-    path_uuid: await createPathRecord(agencyUuid),
-    order_uuid: (await createLeadOrder(agencyUuid)).order_uuid,
-    call_uuid: call.call_uuid,
-  };
-  const member = await createMember(agencyUuid, { role: "agent" });
-  // `agent_uuid` names a Voice AI agent under /voice-ai and a team member under /users.
-  const idFor = (path: string, name: string) => (name === "agent_uuid" ? (path.startsWith("/voice-ai/") ? agent.agent_uuid : member) : ids[name]);
-  return { owner, idFor };
-}
-
 describe("tenant isolation", () => {
+  it("watches every table with an agency_id column", async () => {
+    const tables = await agencyTables();
+    for (const table of KNOWN_AGENCY_TABLES) expect(tables, `${table} has no agency_id column any more`).toContain(table);
+  });
+
   it("answers 404 to another agency's * key on every route with an identifier, and changes none of the owner's rows", async () => {
+    const tables = await agencyTables();
+    expect(tables).toEqual(expect.arrayContaining(KNOWN_AGENCY_TABLES));
     const { owner, idFor } = await populate();
     const intruder = await setupAgency("Intruder agency");
     const doc = (await api("GET", "/openapi.json")).body as Json;
-    const operations = Object.entries(doc.paths as Record<string, Json>).flatMap(([path, item]) =>
-      METHODS.filter((m) => item[m] && path.includes("{")).map((m) => ({ method: m.toUpperCase(), path, op: item[m] as Json })),
-    );
+    const operations = operationsOf(doc).filter((o) => o.path.includes("{"));
     expect(operations.length).toBeGreaterThanOrEqual(20);
 
-    const before = await snapshot(owner.agencyUuid);
+    const before = await snapshot(tables, owner.agencyUuid);
+    // The owner's records really are in the snapshot, so an unchanged snapshot means something.
+    for (const table of ["contacts", "fields", "messages", "appointments", "paths", "lead_orders", "voice_agents", "voice_calls", "members", "api_keys"]) {
+      expect(before[table]!.length, `the owner has no ${table} rows`).toBeGreaterThan(0);
+    }
     for (const { method, path, op } of operations) {
       let url = path;
       for (const p of (op.parameters ?? []).filter((p: Json) => p.in === "path")) {
@@ -107,7 +82,7 @@ describe("tenant isolation", () => {
       const res = await api(method, url, { token: intruder.token, body: exampleBody(doc, op) });
       expectError(res, 404, undefined, "not_found");
     }
-    expect(await snapshot(owner.agencyUuid)).toEqual(before);
+    expect(await snapshot(tables, owner.agencyUuid)).toEqual(before);
 
     // The owner still sees every record.
     for (const { path, op } of operations.filter((o) => o.method === "GET")) {

@@ -1,0 +1,50 @@
+import { expect } from "vitest";
+import { api } from "./http";
+import { createMember, createPathRecord, setupAgency, type TestAgency } from "./factories";
+import { book, freeStarts, nextWeekday, openBusinessHours } from "./calendar-factories";
+import { createLeadOrder } from "./lead-order-factories";
+import { createCall, createVoiceAgent, creditWallet } from "./voice-factories";
+
+export interface Populated {
+  owner: TestAgency;
+  /** The record of each path parameter name (`agent_uuid` is the Voice AI agent; see `idFor`). */
+  ids: Record<string, string>;
+  voiceAgentUuid: string;
+  memberUuid: string;
+  /** The real record for `{name}` in `path`; undefined when populate() makes none of that kind. */
+  idFor: (path: string, name: string) => string | undefined;
+}
+
+/** One record of every kind that a path parameter can name, all in one (new) agency. */
+export async function populate(name = "Owner agency"): Promise<Populated> {
+  const owner = await setupAgency(name);
+  const { agencyUuid, token } = owner;
+  const contact = await api("POST", "/contacts", { token, body: { first_name: "Ada", last_name: "Lovelace", email: "ada@example.com", phone: "+14155550199" } });
+  expect(contact.status, JSON.stringify(contact.body)).toBe(201);
+  const contactUuid = contact.body.contact.contact_uuid as string;
+  const field = await api("POST", "/fields", { token, body: { key: "budget", label: "Budget", type: "number" } });
+  expect(field.status, JSON.stringify(field.body)).toBe(201);
+  const message = await api("POST", "/messages", { token, body: { contact_uuid: contactUuid, channel: "note", body: "Called back." } });
+  expect(message.status, JSON.stringify(message.body)).toBe(201);
+  await openBusinessHours(token);
+  const [slot] = await freeStarts(token, nextWeekday(3));
+  expect(slot, "no free slot to book an appointment in").toBeTruthy();
+  const appointment = await book(token, slot!);
+  const agent = await createVoiceAgent(agencyUuid);
+  await creditWallet(agencyUuid);
+  const call = await createCall(token, { delay_seconds: 3600 });
+  const ids: Record<string, string> = {
+    contact_uuid: contactUuid,
+    field_uuid: field.body.field.field_uuid,
+    message_uuid: message.body.message.message_uuid,
+    appointment_uuid: appointment.appointment_uuid,
+    path_uuid: await createPathRecord(agencyUuid),
+    order_uuid: (await createLeadOrder(agencyUuid)).order_uuid,
+    call_uuid: call.call_uuid,
+  };
+  const member = await createMember(agencyUuid, { role: "agent" });
+  for (const [key, id] of Object.entries(ids)) expect(id, `populate() made no ${key}`).toBeTruthy();
+  // `agent_uuid` names a Voice AI agent under /voice-ai and a team member under /users.
+  const idFor = (path: string, param: string) => (param === "agent_uuid" ? (path.startsWith("/voice-ai/") ? agent.agent_uuid : member) : ids[param]);
+  return { owner, ids, voiceAgentUuid: agent.agent_uuid, memberUuid: member, idFor };
+}
