@@ -26,7 +26,8 @@ export const calendarHours = sqliteTable(
     memberId: text("member_id"),
     calendarKey: text("calendar_key").notNull(),
     timezone: text("timezone").notNull(),
-    slotMinutes: integer("slot_minutes").notNull(),
+    /** Null: the calendar follows the agency's `booking.default_slot_minutes`. */
+    slotMinutes: integer("slot_minutes"),
     days: text("days", { mode: "json" }).$type<WorkingDay[]>().notNull(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

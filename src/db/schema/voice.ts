@@ -70,9 +70,14 @@ export const voiceCalls = sqliteTable(
     phoneNumberId: text("phone_number_id"),
     scheduledAt: timestamp("scheduled_at"),
     dueAt: timestamp("due_at").notNull(),
+    /** When a call held for the agency's calling hours will dial (= `due_at`); null once claimed and for calls never held. */
+    dispatchAt: timestamp("dispatch_at"),
     enqueuedAt: timestamp("enqueued_at"),
     attempts: integer("attempts").notNull().default(0),
     providerCallId: text("provider_call_id"),
+    /** The agency's `voice.max_call_minutes` and `voice.voicemail_behavior` when the call was dialed, as told to the provider. */
+    maxDurationSeconds: integer("max_duration_seconds"),
+    voicemailBehavior: text("voicemail_behavior", { enum: ["hang_up", "leave_message"] }),
     startedAt: timestamp("started_at"),
     endedAt: timestamp("ended_at"),
     summary: text("summary"),

@@ -12,7 +12,7 @@ import {
   MIN_SLOT_MINUTES,
   WEEKDAY_NAMES,
 } from "./calendar.messages";
-import { minutesOfDay } from "./slots";
+import { minutesOfDay } from "@/lib/local-dates";
 import { teamMemberBodyShape, teamMemberQueryShape } from "./team-member.schemas";
 
 const TIME_OF_DAY = /^([01]\d|2[0-3]):[0-5]\d$/;

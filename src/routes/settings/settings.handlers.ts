@@ -21,7 +21,11 @@ export const updateSettings: Handler<"updateSettings"> = async (c) => {
   const { db } = c.var;
   const { agencyId } = c.var.caller;
   const agentId = body.voice?.default_voice_agent_uuid;
-  if (agentId && !(await repo.isAgencyVoiceAgent(db, agencyId, agentId))) throw badRequest(settingsMessages.unknownVoiceAgent);
+  if (agentId) {
+    const status = await repo.voiceAgentStatus(db, agencyId, agentId);
+    if (!status) throw badRequest(settingsMessages.unknownVoiceAgent);
+    if (status !== "active") throw badRequest(settingsMessages.inactiveVoiceAgent);
+  }
   await repo.updateSettings(db, agencyId, body);
   return c.json({ success: true as const, settings: await currentSettings(c) }, 200);
 };

@@ -2,45 +2,68 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { agencies, agencySettings, voiceAgents } from "@/db/schema";
 import { nowIso } from "@/lib/time";
+import type { CallingWindow } from "@/lib/calling-window";
 import { StoredSettings, type UpdateSettingsInput } from "./settings.schemas";
 
-type AgencyRow = typeof agencies.$inferSelect;
-type SettingsRow = typeof agencySettings.$inferSelect;
+/**
+ * The agency with its stored settings, as one query for a `db.batch` (one row; none for an
+ * unknown agency). Every route and job that obeys a setting reads it through this, and
+ * `effectiveSettings` turns the row into what is in force.
+ */
+export const agencySettingsQuery = (db: Db, agencyId: string) =>
+  db
+    .select({
+      name: agencies.name,
+      timezone: agencies.timezone,
+      agencyUpdatedAt: agencies.updatedAt,
+      settings: agencySettings.settings,
+      settingsUpdatedAt: agencySettings.updatedAt,
+    })
+    .from(agencies)
+    .leftJoin(agencySettings, eq(agencySettings.agencyId, agencies.id))
+    .where(eq(agencies.id, agencyId));
+
+export type AgencySettingsRow = Awaited<ReturnType<typeof agencySettingsQuery>>[number];
+
+/** The settings in force: what the agency stored, defaults for the rest, in its calling timezone ("UTC" without an agency). */
+export function effectiveSettings(row: Pick<AgencySettingsRow, "timezone" | "settings"> | undefined) {
+  return { timezone: row?.timezone ?? "UTC", ...StoredSettings.parse(row?.settings ?? {}) };
+}
+
+export type AgencySettings = ReturnType<typeof effectiveSettings>;
+
+/** The agency's calling window, from its settings in force. */
+export const callingWindowOf = (settings: AgencySettings): CallingWindow => ({ timezone: settings.timezone, ...settings.calling_hours });
 
 /**
  * The curated settings: the agency's name and timezone from `agencies`, the rest from
  * agency_settings with defaults for whatever the agency never set. Nothing here reads
  * agency_secrets; secrets are not part of this record.
  */
-export const toPublicSettings = (agency: AgencyRow, row: SettingsRow | undefined) => {
-  const stored = StoredSettings.parse(row?.settings ?? {});
+export const toPublicSettings = (row: AgencySettingsRow) => {
+  const { timezone, ...stored } = effectiveSettings(row);
   return {
-    agency_name: agency.name,
-    calling_timezone: agency.timezone,
-    calling_hours: stored.calling_hours,
-    booking: stored.booking,
-    voice: stored.voice,
-    updated_at: row && row.updatedAt > agency.updatedAt ? row.updatedAt : agency.updatedAt,
+    agency_name: row.name,
+    calling_timezone: timezone,
+    ...stored,
+    updated_at: row.settingsUpdatedAt && row.settingsUpdatedAt > row.agencyUpdatedAt ? row.settingsUpdatedAt : row.agencyUpdatedAt,
   };
 };
 
 export async function getSettings(db: Db, agencyId: string) {
-  const [agencyRows, settingsRows] = await db.batch([
-    db.select().from(agencies).where(eq(agencies.id, agencyId)),
-    db.select().from(agencySettings).where(eq(agencySettings.agencyId, agencyId)),
-  ]);
-  const agency = agencyRows[0];
-  return agency ? toPublicSettings(agency, settingsRows[0]) : undefined;
+  const row = await agencySettingsQuery(db, agencyId).get();
+  return row ? toPublicSettings(row) : undefined;
 }
 
-export const isAgencyVoiceAgent = async (db: Db, agencyId: string, agentId: string) =>
-  Boolean(
+/** The status of a Voice AI agent of the agency; undefined when it has no such agent. */
+export const voiceAgentStatus = async (db: Db, agencyId: string, agentId: string) =>
+  (
     await db
-      .select({ id: voiceAgents.id })
+      .select({ status: voiceAgents.status })
       .from(voiceAgents)
       .where(and(eq(voiceAgents.id, agentId.toLowerCase()), eq(voiceAgents.agencyId, agencyId)))
-      .get(),
-  );
+      .get()
+  )?.status;
 
 const withoutNulls = (value: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(

@@ -1,13 +1,16 @@
 import { z } from "@hono/zod-openapi";
 import { uuidField } from "@/lib/ids";
 import { documentedNullable } from "@/lib/openapi";
+import { ALL_WEEKDAYS } from "@/lib/calling-window";
 import { isIanaTimezone } from "@/lib/time";
+import { MAX_SLOT_MINUTES, MIN_SLOT_MINUTES } from "@/routes/calendar/calendar.messages";
 
 export const voicemailBehaviors = ["hang_up", "leave_message"] as const;
 
 export const MAX_AGENCY_NAME_LENGTH = 200;
 export const limits = {
-  defaultSlotMinutes: { min: 5, max: 480 },
+  // The calendar's own bounds: a default slot must be a slot `PUT /calendar/hours` could set.
+  defaultSlotMinutes: { min: MIN_SLOT_MINUTES, max: MAX_SLOT_MINUTES },
   bufferMinutes: { min: 0, max: 240 },
   minNoticeMinutes: { min: 0, max: 43_200 },
   maxCallMinutes: { min: 1, max: 60 },
@@ -15,7 +18,7 @@ export const limits = {
 
 /** What an agency gets until it changes a setting; applied on every read. */
 export const DEFAULT_SETTINGS = {
-  calling_hours: { start: "09:00", end: "20:00" },
+  calling_hours: { start: "09:00", end: "20:00", days: [...ALL_WEEKDAYS] as number[] },
   booking: { default_slot_minutes: 30, buffer_minutes: 0, min_notice_minutes: 60 },
   voice: { default_voice_agent_uuid: null as string | null, max_call_minutes: 10, voicemail_behavior: "hang_up" as (typeof voicemailBehaviors)[number] },
 };
@@ -25,14 +28,17 @@ const range = (name: string, { min, max }: { min: number; max: number }) => `${n
 export const settingsMessages = {
   agencyName: `agency_name must be 1 to ${MAX_AGENCY_NAME_LENGTH} characters`,
   timezone: "calling_timezone must be an IANA time zone such as America/New_York",
-  time: (name: string) => `calling_hours.${name} must be a time of day HH:MM from 00:00 to 23:59`,
-  hoursOrder: "calling_hours.start must be before calling_hours.end",
-  defaultSlotMinutes: range("booking.default_slot_minutes", limits.defaultSlotMinutes),
+  start: "calling_hours.start must be a time of day HH:MM from 00:00 to 23:59",
+  end: "calling_hours.end must be a time of day HH:MM from 00:01 to 24:00",
+  hoursDiffer: "calling_hours.start and calling_hours.end must differ (an end before the start runs past midnight)",
+  days: "calling_hours.days must list 1 to 7 different weekdays, 0 (Sunday) to 6 (Saturday)",
+  defaultSlotMinutes: `${range("booking.default_slot_minutes", limits.defaultSlotMinutes)}, in steps of 5`,
   bufferMinutes: range("booking.buffer_minutes", limits.bufferMinutes),
   minNoticeMinutes: range("booking.min_notice_minutes", limits.minNoticeMinutes),
   maxCallMinutes: range("voice.max_call_minutes", limits.maxCallMinutes),
   voicemailBehavior: `voice.voicemail_behavior must be one of: ${voicemailBehaviors.join(", ")}`,
   unknownVoiceAgent: "voice.default_voice_agent_uuid is not a Voice AI agent of this agency",
+  inactiveVoiceAgent: "voice.default_voice_agent_uuid is not an active Voice AI agent; activate it or choose another",
 } as const;
 
 const exampleAgentUuid = "7e3b9c1a-2d4f-4a6b-8c0d-1e2f3a4b5c6d";
@@ -40,18 +46,34 @@ const exampleAgentUuid = "7e3b9c1a-2d4f-4a6b-8c0d-1e2f3a4b5c6d";
 const settingsExample = {
   agency_name: "Acme Realty",
   calling_timezone: "America/New_York",
-  calling_hours: { start: "09:00", end: "20:00" },
+  calling_hours: { start: "09:00", end: "19:00", days: [1, 2, 3, 4, 5] },
   booking: { default_slot_minutes: 30, buffer_minutes: 10, min_notice_minutes: 120 },
   voice: { default_voice_agent_uuid: exampleAgentUuid, max_call_minutes: 15, voicemail_behavior: "leave_message" as const },
   updated_at: "2026-11-20T14:05:00.000Z",
 };
 
 const HHMM = /^([01]\d|2[0-3]):[0-5]\d$/;
-const timeOfDay = (name: "start" | "end", example: string) =>
-  z
-    .string({ error: (issue) => (issue.input === undefined ? `calling_hours.${name} is required` : settingsMessages.time(name)) })
-    .regex(HHMM, settingsMessages.time(name))
-    .openapi({ description: `Local time of day, \`HH:MM\` (24-hour) in the calling timezone.`, example });
+/** An end of day: any HH:MM but 00:00, or 24:00. */
+const END_HHMM = /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/;
+const isEnd = (value: string) => END_HHMM.test(value) && value !== "00:00";
+
+const requiredTime = (name: "start" | "end", message: string) =>
+  z.string({ error: (issue) => (issue.input === undefined ? `calling_hours.${name} is required` : message) });
+
+const CALLING_HOURS_APPLY =
+  "`POST /voice-ai/calls` dials only inside this window: a call due outside it is accepted and held until the next " +
+  "opening (status `scheduled`, with `dispatch_at`), and an explicit `scheduled_at` outside it is 400. A call is checked " +
+  "again when it is dialed (so a change applies to calls already waiting), and a retry after a failed dial waits for " +
+  "the window too.";
+
+const weekdays = z
+  .array(z.number({ error: settingsMessages.days }).int(settingsMessages.days).min(0, settingsMessages.days).max(6, settingsMessages.days), {
+    error: settingsMessages.days,
+  })
+  .min(1, settingsMessages.days)
+  .max(7, settingsMessages.days)
+  .refine((days) => new Set(days).size === days.length, settingsMessages.days)
+  .transform((days) => [...days].sort((a, b) => a - b));
 
 const wholeNumber = (message: string, { min, max }: { min: number; max: number }, description: string, example: number) =>
   z
@@ -62,58 +84,66 @@ const wholeNumber = (message: string, { min, max }: { min: number; max: number }
     .openapi({ description: `${description} Whole number from ${min} to ${max}.`, example });
 
 const CallingHours = z
-  .object({ start: timeOfDay("start", "09:00"), end: timeOfDay("end", "20:00") })
+  .object({
+    start: z.string().openapi({ description: "Opening time, `HH:MM` (24-hour), in the calling timezone.", example: "09:00" }),
+    end: z.string().openapi({
+      description: "Closing time, `HH:MM` or `24:00`. Not after `start` means the window runs past midnight.",
+      example: "19:00",
+    }),
+    days: z.array(z.number().int()).openapi({
+      description: "Weekdays the window opens on, 0 = Sunday ... 6 = Saturday, in order. A window past midnight belongs to the day it opens.",
+      example: [1, 2, 3, 4, 5],
+    }),
+  })
   .openapi("CallingHours", {
-    description:
-      "The daily window, in the calling timezone, in which the agency wants outbound calls placed. A stored preference " +
-      "for the dashboard and the agency's own tools: `POST /voice-ai/calls` does not enforce it today.",
-    example: { start: "09:00", end: "20:00" },
+    description: `The daily window, in the calling timezone, in which Voice AI calls are dialed. ${CALLING_HOURS_APPLY}`,
+    example: settingsExample.calling_hours,
   });
 
 const BookingDefaults = z
   .object({
-    default_slot_minutes: z
-      .number()
-      .int()
-      .openapi({ description: "Preferred slot length, in minutes. Not applied by bookings: they use the calendar's `slot_minutes` (`PUT /calendar/hours`)." }),
-    buffer_minutes: z
-      .number()
-      .int()
-      .openapi({ description: "Preferred free minutes between two bookings. Not applied by bookings, which keep no buffer." }),
-    min_notice_minutes: z
-      .number()
-      .int()
-      .openapi({ description: "Preferred minimum notice before a slot's start, in minutes. Not applied by bookings: any slot that starts after now can be booked." }),
+    default_slot_minutes: z.number().int().openapi({
+      description:
+        "Slot length, in minutes, of every calendar whose hours set no `slot_minutes` (`PUT /calendar/hours`): its " +
+        "availability, its bookings and the length of their appointments.",
+    }),
+    buffer_minutes: z.number().int().openapi({
+      description:
+        "Free minutes kept around every live appointment of a calendar: no slot starts or ends within this many " +
+        "minutes of another booked, completed or no-show appointment of the same calendar.",
+    }),
+    min_notice_minutes: z.number().int().openapi({ description: "No slot starts sooner than this many minutes from now." }),
   })
   .openapi("BookingDefaults", {
     description:
-      "Booking preferences stored for the dashboard and the agency's own tools. The Partner API's calendar endpoints do " +
-      "not apply them today: availability and bookings follow the calendar's hours and `slot_minutes` (`PUT /calendar/hours`).",
+      "Booking rules of every calendar of the agency. `GET /calendar/availability` offers only slots that obey them, and " +
+      "`POST /calendar/bookings` and a reschedule through `PATCH /appointments/{appointment_uuid}` that break one are 409 " +
+      "`This time slot is no longer available.`",
     example: settingsExample.booking,
   });
 
 const VoiceDefaults = z
   .object({
-    default_voice_agent_uuid: z
-      .string()
-      .nullable()
-      .openapi({
-        description:
-          "Preferred Voice AI agent; null when not set. Not used by `POST /voice-ai/calls`, which takes the request's " +
-          "`voice_agent_uuid` or else the agency's oldest active agent (`GET /voice-ai/agents`).",
-      }),
-    max_call_minutes: z
-      .number()
-      .int()
-      .openapi({ description: "Preferred longest call, in minutes. Not applied: calls are not capped by this setting." }),
-    voicemail_behavior: z
-      .enum(voicemailBehaviors)
-      .openapi({ description: "Preferred handling of voicemail: `hang_up` or `leave_message`. Not applied to Partner API calls today." }),
+    default_voice_agent_uuid: z.string().nullable().openapi({
+      description:
+        "The agent of a `POST /voice-ai/calls` that names neither `voice_agent_uuid` nor `outbound_phone_number_uuid`; " +
+        "null: the agency's oldest active agent. While it points to an agent that is inactive or gone, such calls are 400.",
+    }),
+    max_call_minutes: z.number().int().openapi({
+      description:
+        "Longest call, in minutes. The voice provider is told to hang up by then (the call ends `completed` with " +
+        "`ended_reason` `exceeded-max-duration`), and a call that reports no end within it plus 10 minutes is closed " +
+        "`failed`. Read when the call is dialed.",
+    }),
+    voicemail_behavior: z.enum(voicemailBehaviors).openapi({
+      description:
+        "What the agent does on reaching voicemail: `hang_up`, or `leave_message` (a short message asking the contact to " +
+        "call back). Either way the call ends `failed` with `ended_reason` `voicemail` and costs nothing. Read when the " +
+        "call is dialed.",
+    }),
   })
   .openapi("VoiceDefaults", {
-    description:
-      "Voice AI preferences stored for the dashboard and the agency's own tools. The Partner API's Voice AI endpoints do " +
-      "not apply them today; the agents they use are listed by `GET /voice-ai/agents`.",
+    description: "Voice AI behaviour of every call the agency places through `POST /voice-ai/calls`.",
     example: settingsExample.voice,
   });
 
@@ -144,8 +174,8 @@ const voiceAgentField = uuidField("voice.default_voice_agent_uuid")
     type: "string",
     format: "uuid",
     description:
-      "A Voice AI agent of your agency (`GET /voice-ai/agents`), whatever its status; `null` clears it. Stored only: " +
-      "`POST /voice-ai/calls` does not use it.",
+      "An active Voice AI agent of your agency (`GET /voice-ai/agents`); `null` clears it (calls then use the oldest " +
+      "active agent).",
     example: exampleAgentUuid,
   });
 
@@ -165,42 +195,53 @@ export const UpdateSettingsBody = z
       .openapi({ description: "An IANA time zone name (`America/Chicago`); UTC offsets and abbreviations are 400.", example: "America/Chicago" }),
     calling_hours: z
       .strictObject(
-        { start: timeOfDay("start", "08:30"), end: timeOfDay("end", "19:00") },
+        {
+          start: requiredTime("start", settingsMessages.start).regex(HHMM, settingsMessages.start).openapi({ example: "08:30" }),
+          end: requiredTime("end", settingsMessages.end).refine(isEnd, settingsMessages.end).openapi({ example: "19:00" }),
+          days: weekdays.optional().openapi({ type: "array", items: { type: "integer" }, example: [1, 2, 3, 4, 5] }),
+        },
         { error: "calling_hours must be an object with start and end" },
       )
-      .refine((h) => h.start < h.end, { message: settingsMessages.hoursOrder, path: ["start"] })
+      .refine((h) => h.start !== h.end, { message: settingsMessages.hoursDiffer, path: ["end"] })
       .optional()
-      .openapi({ description: "Both `start` and `end`, `HH:MM`, with `start` before `end` (a window within one day). Stored only; calls are not held to it." }),
+      .openapi({
+        description:
+          "`start` (`HH:MM`) and `end` (`HH:MM` or `24:00`), both required; an `end` before the `start` runs past " +
+          "midnight. `days` (weekdays 0 = Sunday ... 6 = Saturday) is kept when not sent; every day until first set. " +
+          CALLING_HOURS_APPLY,
+      }),
     booking: z
       .strictObject(
         {
-          default_slot_minutes: wholeNumber(settingsMessages.defaultSlotMinutes, limits.defaultSlotMinutes, "Preferred slot length (not applied to bookings).", 30).optional(),
-          buffer_minutes: wholeNumber(settingsMessages.bufferMinutes, limits.bufferMinutes, "Preferred gap between bookings (not applied to bookings).", 10).optional(),
-          min_notice_minutes: wholeNumber(settingsMessages.minNoticeMinutes, limits.minNoticeMinutes, "Preferred minimum notice (not applied to bookings).", 120).optional(),
+          default_slot_minutes: wholeNumber(settingsMessages.defaultSlotMinutes, limits.defaultSlotMinutes, "Slot length of calendars that set none, in steps of 5.", 30)
+            .multipleOf(5, settingsMessages.defaultSlotMinutes)
+            .optional(),
+          buffer_minutes: wholeNumber(settingsMessages.bufferMinutes, limits.bufferMinutes, "Free minutes around every appointment.", 10).optional(),
+          min_notice_minutes: wholeNumber(settingsMessages.minNoticeMinutes, limits.minNoticeMinutes, "Minimum notice before a slot starts.", 120).optional(),
         },
         { error: "booking must be an object" },
       )
       .optional()
-      .openapi({ description: "Any subset of the booking preferences; keys not sent are kept. Stored only: bookings follow `PUT /calendar/hours`." }),
+      .openapi({ description: "Any subset of the booking rules; keys not sent are kept. They apply from the next request on." }),
     voice: z
       .strictObject(
         {
           default_voice_agent_uuid: voiceAgentField.nullable().optional().openapi(documentedNullable),
-          max_call_minutes: wholeNumber(settingsMessages.maxCallMinutes, limits.maxCallMinutes, "Preferred longest call (not applied to calls).", 15).optional(),
+          max_call_minutes: wholeNumber(settingsMessages.maxCallMinutes, limits.maxCallMinutes, "Longest call, in minutes.", 15).optional(),
           voicemail_behavior: z
             .enum(voicemailBehaviors, { error: settingsMessages.voicemailBehavior })
             .optional()
-            .openapi({ description: "`hang_up` or `leave_message`; stored only, not applied to calls.", example: "leave_message" }),
+            .openapi({ description: "`hang_up` or `leave_message`.", example: "leave_message" }),
         },
         { error: "voice must be an object" },
       )
       .optional()
-      .openapi({ description: "Any subset of the voice preferences; keys not sent are kept. Stored only: Voice AI calls do not apply them." }),
+      .openapi({ description: "Any subset of the voice defaults; keys not sent are kept. Calls read them when they are created and dialed." }),
   })
   .openapi("UpdateSettingsRequest", {
     example: {
       calling_timezone: "America/Chicago",
-      calling_hours: { start: "08:30", end: "19:00" },
+      calling_hours: { start: "08:30", end: "19:00", days: [1, 2, 3, 4, 5, 6] },
       booking: { buffer_minutes: 10 },
       voice: { voicemail_behavior: "leave_message" },
     },
@@ -216,23 +257,35 @@ const stored = <T extends z.ZodType>(schema: T, fallback: z.infer<T>) => schema.
 
 export const StoredSettings = z.object({
   calling_hours: z
-    .object({ start: z.string().regex(HHMM), end: z.string().regex(HHMM) })
-    .refine((h) => h.start < h.end)
+    .object({
+      start: z.string().regex(HHMM),
+      end: z.string().refine(isEnd),
+      days: z.array(z.number().int().min(0).max(6)).min(1).optional(),
+    })
+    .refine((h) => h.start !== h.end)
     .optional()
     .catch(undefined)
-    .transform((v) => v ?? DEFAULT_SETTINGS.calling_hours),
+    .transform((v) => (v ? { start: v.start, end: v.end, days: [...new Set(v.days ?? ALL_WEEKDAYS)].sort((a, b) => a - b) } : DEFAULT_SETTINGS.calling_hours)),
   booking: z
     .object({
-      default_slot_minutes: stored(z.number().int(), DEFAULT_SETTINGS.booking.default_slot_minutes),
-      buffer_minutes: stored(z.number().int(), DEFAULT_SETTINGS.booking.buffer_minutes),
-      min_notice_minutes: stored(z.number().int(), DEFAULT_SETTINGS.booking.min_notice_minutes),
+      default_slot_minutes: stored(
+        z.number().int().min(limits.defaultSlotMinutes.min).max(limits.defaultSlotMinutes.max).multipleOf(5),
+        DEFAULT_SETTINGS.booking.default_slot_minutes,
+      ),
+      buffer_minutes: stored(z.number().int().min(limits.bufferMinutes.min).max(limits.bufferMinutes.max), DEFAULT_SETTINGS.booking.buffer_minutes),
+      min_notice_minutes: stored(
+        z.number().int().min(limits.minNoticeMinutes.min).max(limits.minNoticeMinutes.max),
+        DEFAULT_SETTINGS.booking.min_notice_minutes,
+      ),
     })
     .catch({ ...DEFAULT_SETTINGS.booking }),
   voice: z
     .object({
       default_voice_agent_uuid: stored(z.string().nullable(), DEFAULT_SETTINGS.voice.default_voice_agent_uuid),
-      max_call_minutes: stored(z.number().int(), DEFAULT_SETTINGS.voice.max_call_minutes),
+      max_call_minutes: stored(z.number().int().min(limits.maxCallMinutes.min).max(limits.maxCallMinutes.max), DEFAULT_SETTINGS.voice.max_call_minutes),
       voicemail_behavior: stored(z.enum(voicemailBehaviors), DEFAULT_SETTINGS.voice.voicemail_behavior),
     })
     .catch({ ...DEFAULT_SETTINGS.voice }),
 });
+
+export type EffectiveSettings = z.infer<typeof StoredSettings>;
