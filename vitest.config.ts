@@ -18,6 +18,7 @@ export default defineConfig(async () => {
             ADMIN_TOKEN: TEST_ADMIN_TOKEN,
             LOG_LEVEL: "silent",
             VOICE_PROVIDER: "simulated",
+            SIMULATED_CALL_SPEED: "1",
             TOKEN_PEPPER: "",
           },
         },

@@ -14,6 +14,8 @@ export interface Env {
   VAPI_API_KEY?: string;
   /** Vapi API base URL; default https://api.vapi.ai. */
   VAPI_BASE_URL?: string;
+  /** Local use only: simulated calls last this many times less (`npm run dev` sets 20). */
+  SIMULATED_CALL_SPEED?: string;
   /** Prefix of access tokens (`<prefix>_...`) and rotate keys (`<prefix>r_...`). */
   TOKEN_PREFIX: string;
   /** Optional secret mixed into token hashes (HMAC-SHA256) so a leaked table is useless. */

@@ -1,13 +1,11 @@
 import { env } from "cloudflare:workers";
-import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import main from "@/index";
 import { createDb } from "@/db/client";
 import type { Env } from "@/env";
 import type { CallMessage } from "@/jobs/call-message";
 import { queueDelayFor, sendDials } from "@/jobs/enqueue";
 import { simulatedDuration, simulatedProvider } from "@/jobs/providers/simulated";
-import { ProviderError, type DialRequest } from "@/jobs/providers/types";
+import { ProviderError, type DialRequest, type PollRequest } from "@/jobs/providers/types";
 import { createVapiProvider } from "@/jobs/providers/vapi";
 import { callDebitStatements } from "@/routes/voice-ai/wallet.repository";
 import { api } from "./helpers/http";
@@ -19,9 +17,13 @@ import {
   getCall,
   getWallet,
   ledgerOf,
+  patchSettings,
+  pollAfterCallEnds,
   recordingQueue,
   setupVoiceAgency,
 } from "./helpers/voice-factories";
+import { advanceClock, restoreClock, setClock } from "./helpers/clock";
+import { deliver, dial, poll, runCron } from "./helpers/voice-queue";
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -30,49 +32,8 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 afterEach(() => {
   vi.restoreAllMocks();
   vi.unstubAllGlobals();
+  restoreClock();
 });
-
-const dial = (callId: string): CallMessage => ({ type: "dial", call_id: callId });
-const poll = (callId: string): CallMessage => ({ type: "poll", call_id: callId });
-
-/** The Worker's exported handlers, typed as the runtime calls them (with an ExecutionContext). */
-const worker = main as Required<Pick<ExportedHandler<Env, CallMessage>, "queue" | "scheduled">>;
-
-let messageCounter = 0;
-
-/** Hands messages to the Worker's exported queue handler, as the queue would, and returns the ack/retry result. */
-async function deliver(
-  messages: { body: unknown; attempts?: number; id?: string }[],
-  options: { env?: Env; queue?: string } = {},
-) {
-  const batch = createMessageBatch(
-    options.queue ?? "voice-calls",
-    messages.map((m) => ({ id: m.id ?? `msg-${++messageCounter}`, timestamp: new Date(), attempts: m.attempts ?? 1, body: m.body })),
-  );
-  // The plugin's result lists retried messages but not their delay: record it on the way.
-  const retried: { msgId: string; delaySeconds?: number }[] = [];
-  for (const message of batch.messages) {
-    const retry = message.retry.bind(message);
-    Object.defineProperty(message, "retry", {
-      value: (options?: QueueRetryOptions) => {
-        retried.push({ msgId: message.id, delaySeconds: options?.delaySeconds });
-        retry(options);
-      },
-    });
-  }
-  const ctx = createExecutionContext();
-  await worker.queue(batch as MessageBatch<CallMessage>, options.env ?? (env as unknown as Env), ctx);
-  const result = await getQueueResult(batch, ctx);
-  expect(result.retryMessages).toEqual(retried.map(({ msgId }) => ({ msgId })));
-  return { ids: batch.messages.map((m) => m.id), result, retried };
-}
-
-/** Runs the Worker's exported scheduled handler as the Cron Trigger would, at `scheduledTime`. */
-async function runCron(scheduledTime: number, customEnv: Env) {
-  const controller = createScheduledController({ scheduledTime, cron: "* * * * *" });
-  const ctx = createExecutionContext();
-  await worker.scheduled(controller, customEnv, ctx);
-}
 
 /** Dispatch bookkeeping partners do not see. */
 async function row(callUuid: string) {
@@ -85,11 +46,13 @@ async function row(callUuid: string) {
 const queuedCall = (token: string, body: Record<string, unknown> = {}) => createCall(token, { delay_seconds: 3600, ...body });
 
 describe("queue consumer", () => {
-  it("claims a queued call, dials it once and completes it with the simulated record and one debit", async () => {
+  it("claims a queued call, dials it once, keeps it in progress while it talks, then completes it with one debit", async () => {
     const { token, agent, numberUuid } = await setupVoiceAgency();
     const call = await queuedCall(token, { phone: "+14155550123", first_name: "Ada", last_name: "Lovelace" });
     const startCall = vi.spyOn(simulatedProvider, "startCall");
 
+    const dialedAt = Date.now();
+    setClock(dialedAt);
     const { ids, result } = await deliver([{ body: dial(call.call_uuid) }]);
     expect(result.explicitAcks).toEqual(ids);
     expect(result.retryMessages).toEqual([]);
@@ -102,11 +65,25 @@ describe("queue consumer", () => {
       attempt: 1,
       agent: { id: agent.agent_uuid, name: "Ava" },
       fromNumber: { id: numberUuid },
-      maxDurationSeconds: 1800,
+      // The agency's defaults: voice.max_call_minutes 10, voice.voicemail_behavior hang_up.
+      maxDurationSeconds: 600,
+      voicemailBehavior: "hang_up",
     });
 
-    const done = await getCall(token, call.call_uuid);
+    // Dialed: in progress, nothing ended yet, nothing charged.
     const duration = simulatedDuration(call.call_uuid);
+    const started = new Date(dialedAt).toISOString();
+    expect(await getCall(token, call.call_uuid)).toMatchObject({ status: "in-progress", started_at: started, ended_at: null, duration_seconds: null });
+    // A poll one second before the contact hangs up finds it still talking.
+    setClock(dialedAt + (duration - 1) * 1000);
+    await deliver([{ body: poll(call.call_uuid) }]);
+    expect((await getCall(token, call.call_uuid)).status).toBe("in-progress");
+    expect((await getWallet(token)).balance_cents).toBe(5000);
+
+    // The poll after it ended completes it; ended_at is when it ended, never after the poll.
+    setClock(dialedAt + duration * 1000 + 5_000);
+    await deliver([{ body: poll(call.call_uuid) }]);
+    const done = await getCall(token, call.call_uuid);
     const cost = Math.ceil(duration / 60) * 12;
     expect(done).toMatchObject({
       status: "completed",
@@ -114,9 +91,10 @@ describe("queue consumer", () => {
       duration_seconds: duration,
       cost_cents: cost,
       scheduled_at: call.scheduled_at,
+      started_at: started,
+      ended_at: new Date(dialedAt + duration * 1000).toISOString(),
     });
-    expect(done.started_at).toMatch(ISO);
-    expect(Date.parse(done.ended_at) - Date.parse(done.started_at)).toBe(duration * 1000);
+    expect(Date.parse(done.ended_at)).toBeLessThanOrEqual(Date.now());
     expect(done.summary).toContain("Ada Lovelace");
     expect(done.summary).toContain("Ava");
     expect((await getWallet(token)).balance_cents).toBe(5000 - cost);
@@ -139,6 +117,9 @@ describe("queue consumer", () => {
     await Promise.all([deliver([{ body: dial(other.call_uuid) }]), deliver([{ body: dial(other.call_uuid) }])]);
     expect(startCall).toHaveBeenCalledTimes(2);
 
+    await pollAfterCallEnds(call.call_uuid);
+    // Two polls of the ended call at once (a redelivery): one completion, one debit.
+    await Promise.all([pollAfterCallEnds(other.call_uuid), pollAfterCallEnds(other.call_uuid)]);
     const costs = [(await getCall(token, call.call_uuid)).cost_cents, (await getCall(token, other.call_uuid)).cost_cents];
     expect((await getWallet(token)).balance_cents).toBe(5000 - costs[0] - costs[1]);
     expect(await ledgerOf(call.call_uuid)).toHaveLength(1);
@@ -215,6 +196,7 @@ describe("queue consumer", () => {
     expect(first.retried).toEqual([{ msgId: first.ids[0], delaySeconds: 30 }]);
     const second = await deliver([{ body: dial(call.call_uuid), attempts: 2 }]);
     expect(second.result.explicitAcks).toEqual(second.ids);
+    await pollAfterCallEnds(call.call_uuid);
     const done = await getCall(token, call.call_uuid);
     expect(done.status).toBe("completed");
     expect((await getWallet(token)).balance_cents).toBe(5000 - done.cost_cents);
@@ -265,6 +247,7 @@ describe("queue consumer", () => {
     const { agencyUuid, token } = await setupVoiceAgency();
     const call = await queuedCall(token);
     await deliver([{ body: dial(call.call_uuid) }]);
+    await pollAfterCallEnds(call.call_uuid);
     const charged = (await getWallet(token)).balance_cents;
     expect(charged).toBeLessThan(5000);
 
@@ -284,6 +267,7 @@ describe("queue consumer", () => {
     const { token } = await setupVoiceAgency({ balanceCents: 50, rate: 100 });
     const call = await queuedCall(token);
     await deliver([{ body: dial(call.call_uuid) }]);
+    await pollAfterCallEnds(call.call_uuid);
     const cost = Math.ceil(simulatedDuration(call.call_uuid) / 60) * 100;
     expect((await getWallet(token)).balance_cents).toBe(50 - cost);
     const refused = await api("POST", "/voice-ai/calls", { token, body: { phone: "+14155550123" } });
@@ -306,6 +290,7 @@ describe("queue consumer", () => {
     const stuck = await queuedCall(token);
     const done = await queuedCall(token);
     await deliver([{ body: dial(done.call_uuid) }]);
+    await pollAfterCallEnds(done.call_uuid);
     const completed = await getCall(token, done.call_uuid);
 
     const { ids, result } = await deliver([{ body: dial(stuck.call_uuid) }, { body: dial(done.call_uuid) }], { queue: "voice-calls-dlq" });
@@ -353,8 +338,9 @@ describe("cron sweep", () => {
     expect(sent.filter((m) => m.body.call_id === call.call_uuid)).toHaveLength(1);
     expect(sent.every((m) => (m.delaySeconds ?? 0) <= 86_400)).toBe(true);
 
+    setClock(due);
     await deliver([{ body: dial(call.call_uuid) }]);
-    expect((await getCall(token, call.call_uuid)).status).toBe("completed");
+    expect((await getCall(token, call.call_uuid)).status).toBe("in-progress");
   });
 
   it("sends a due call whose enqueue failed at creation", async () => {
@@ -395,39 +381,51 @@ describe("cron sweep", () => {
     expect(mine()).toHaveLength(2);
 
     await deliver([{ body: dial(id) }, { body: dial(id) }, { body: dial(id) }]);
+    await pollAfterCallEnds(id);
     expect((await getCall(token, id)).status).toBe("completed");
     expect(await ledgerOf(id)).toHaveLength(1);
   });
 
-  it("re-polls a quiet in-progress call and closes calls stuck past the maximum duration plus grace, uncharged", async () => {
+  it("re-polls quiet in-progress calls and closes each past its own voice.max_call_minutes plus grace, uncharged", async () => {
     const { token } = await setupVoiceAgency();
     const recorder = recordingQueue();
     const createEnv = envWith({ CALL_QUEUE: recorder.queue });
-    const waiting = (await apiWithEnv(createEnv, "POST", "/voice-ai/calls", token, { phone: "+14155550123" })).body.call;
-    const running = (await apiWithEnv(createEnv, "POST", "/voice-ai/calls", token, { phone: "+14155550124" })).body.call;
-    // The provider accepts `running` but never reports an end.
+    const create = async (phone: string) => (await apiWithEnv(createEnv, "POST", "/voice-ai/calls", token, { phone })).body.call;
+    const waiting = await create("+14155550123");
+    const short = await create("+14155550124");
+    const long = await create("+14155550125");
+    // The provider accepts the calls but never reports an end.
     vi.spyOn(simulatedProvider, "startCall").mockResolvedValue({ state: "active", providerCallId: "sim-stuck", pollAfterSeconds: 30 });
-    await deliver([{ body: dial(running.call_uuid) }], { env: createEnv });
-    expect(await getCall(token, running.call_uuid)).toMatchObject({ status: "in-progress", started_at: expect.stringMatching(ISO) });
-    expect(recorder.sent.at(-1)).toEqual({ body: poll(running.call_uuid), delaySeconds: 30 });
+    // `short` is dialed under the default 10-minute limit, `long` after the agency raised it to 30.
+    await deliver([{ body: dial(short.call_uuid) }], { env: createEnv });
+    await patchSettings(token, { voice: { max_call_minutes: 30 } });
+    await deliver([{ body: dial(long.call_uuid) }], { env: createEnv });
+    expect(await getCall(token, short.call_uuid)).toMatchObject({ status: "in-progress", started_at: expect.stringMatching(ISO) });
+    expect(recorder.sent.at(-1)).toEqual({ body: poll(long.call_uuid), delaySeconds: 30 });
 
     const start = Date.now();
     const { queue, sent } = recordingQueue();
     const cronEnv = envWith({ CALL_QUEUE: queue });
-    await runCron(start + 39 * MINUTE, cronEnv);
-    expect(sent).toContainEqual({ body: poll(running.call_uuid), delaySeconds: 0 });
+    const statuses = async () => Promise.all([waiting, short, long].map(async (c) => (await getCall(token, c.call_uuid)).status));
+    await runCron(start + 6 * MINUTE, cronEnv);
+    expect(sent).toContainEqual({ body: poll(short.call_uuid), delaySeconds: 0 });
+    expect(sent).toContainEqual({ body: poll(long.call_uuid), delaySeconds: 0 });
     expect(sent).toContainEqual({ body: dial(waiting.call_uuid), delaySeconds: 0 });
-    expect((await getCall(token, running.call_uuid)).status).toBe("in-progress");
-    expect((await getCall(token, waiting.call_uuid)).status).toBe("queued");
+    expect(await statuses()).toEqual(["queued", "in-progress", "in-progress"]);
 
-    await runCron(start + 41 * MINUTE, cronEnv);
-    expect(await getCall(token, waiting.call_uuid)).toMatchObject({ status: "failed", ended_reason: "dispatch-timed-out", cost_cents: 0 });
-    expect(await getCall(token, running.call_uuid)).toMatchObject({
-      status: "failed",
+    // 10 minutes of talk plus 10 of grace: `short` is closed, `long` (30 + 10) is not.
+    await runCron(start + 21 * MINUTE, cronEnv);
+    expect(await statuses()).toEqual(["queued", "failed", "in-progress"]);
+    expect(await getCall(token, short.call_uuid)).toMatchObject({
       ended_reason: "exceeded-max-duration",
       cost_cents: 0,
-      ended_at: new Date(start + 41 * MINUTE).toISOString(),
+      ended_at: new Date(start + 21 * MINUTE).toISOString(),
     });
+
+    await runCron(start + 41 * MINUTE, cronEnv);
+    expect(await statuses()).toEqual(["failed", "failed", "failed"]);
+    expect(await getCall(token, waiting.call_uuid)).toMatchObject({ ended_reason: "dispatch-timed-out", cost_cents: 0 });
+    expect(await getCall(token, long.call_uuid)).toMatchObject({ ended_reason: "exceeded-max-duration", cost_cents: 0 });
     expect((await getWallet(token)).balance_cents).toBe(5000);
     // A late report from the provider cannot complete or charge a closed call.
     vi.spyOn(simulatedProvider, "getCall").mockResolvedValue({
@@ -435,9 +433,9 @@ describe("cron sweep", () => {
       providerCallId: "sim-stuck",
       outcome: { status: "completed", endedReason: "customer-ended-call", startedAt: null, endedAt: new Date().toISOString(), durationSeconds: 120, summary: "late" },
     });
-    await deliver([{ body: poll(running.call_uuid) }]);
-    expect((await getCall(token, running.call_uuid)).status).toBe("failed");
-    expect(await ledgerOf(running.call_uuid)).toEqual([]);
+    await deliver([{ body: poll(short.call_uuid) }]);
+    expect((await getCall(token, short.call_uuid)).status).toBe("failed");
+    expect(await ledgerOf(short.call_uuid)).toEqual([]);
   });
 });
 
@@ -483,9 +481,13 @@ const dialRequest = (overrides: Partial<DialRequest> = {}): DialRequest => ({
   fromNumber: { id: "num-1", number: "+12125550100", providerNumberId: "pn_1" },
   attempt: 1,
   maxDurationSeconds: 1800,
+  voicemailBehavior: "hang_up",
   now: new Date().toISOString(),
   ...overrides,
 });
+
+/** The poll of a call the fake Vapi placed. */
+const pollRequest = (providerCallId: string): PollRequest => ({ ...dialRequest(), providerCallId, startedAt: new Date().toISOString() });
 
 describe("Vapi adapter against a fake upstream", () => {
   it("places the call with the assistant, number and customer, then reports how it ended", async () => {
@@ -502,20 +504,20 @@ describe("Vapi adapter against a fake upstream", () => {
         assistantId: "asst_1",
         phoneNumberId: "pn_1",
         customer: { number: "+14155550123", name: "Ada Lovelace" },
-        assistantOverrides: { maxDurationSeconds: 1800 },
+        assistantOverrides: { maxDurationSeconds: 1800, voicemailDetection: { provider: "vapi" } },
         metadata: { call_uuid: "c0ffee00-0000-4000-8000-000000000001", agency_uuid: "a9e1c0de-0000-4000-8000-000000000002" },
       },
     });
 
     const id = started.providerCallId;
-    expect(await provider.getCall(id, new Date().toISOString())).toEqual({ state: "active", providerCallId: id, pollAfterSeconds: 30 });
+    expect(await provider.getCall(pollRequest(id))).toEqual({ state: "active", providerCallId: id, pollAfterSeconds: 30 });
     vapi.end(id, {
       endedReason: "customer-ended-call",
       startedAt: "2026-11-21T15:00:01Z",
       endedAt: "2026-11-21T15:03:05.400Z",
       analysis: { summary: "Ada wants a showing on Saturday." },
     });
-    expect(await provider.getCall(id, new Date().toISOString())).toEqual({
+    expect(await provider.getCall(pollRequest(id))).toEqual({
       state: "ended",
       providerCallId: id,
       outcome: {
@@ -542,12 +544,12 @@ describe("Vapi adapter against a fake upstream", () => {
     ] as const) {
       const { providerCallId } = await provider.startCall(dialRequest());
       vapi.end(providerCallId, { endedReason: reason, startedAt, endedAt: "2026-11-21T15:00:30Z" });
-      const state = await provider.getCall(providerCallId, new Date().toISOString());
+      const state = await provider.getCall(pollRequest(providerCallId));
       expect(state.state === "ended" && state.outcome.status, reason).toBe("failed");
     }
     const { providerCallId } = await provider.startCall(dialRequest());
     vapi.end(providerCallId, { endedReason: "silence-timed-out", startedAt: "2026-11-21T15:00:00Z", endedAt: "2026-11-21T15:00:30Z" });
-    const state = await provider.getCall(providerCallId, new Date().toISOString());
+    const state = await provider.getCall(pollRequest(providerCallId));
     expect(state).toMatchObject({ state: "ended", outcome: { status: "completed", durationSeconds: 30, summary: null } });
   });
 

@@ -27,11 +27,17 @@ export const MAX_DIAL_ATTEMPTS = 4;
 /** Exponential backoff between dial attempts: 30 s, 60 s, 120 s, ... capped at 10 minutes. */
 export const retryDelaySeconds = (attempt: number) => Math.min(30 * 2 ** Math.max(0, attempt - 1), 600);
 
-/** The longest a call may run; the provider is told so, and the sweep relies on it. */
-export const MAX_CALL_DURATION_SECONDS = 1_800;
+/**
+ * The longest any call may run (`voice.max_call_minutes` is at most 60). Each call is held to
+ * its agency's setting, recorded when it is dialed; this bounds calls dialed before that.
+ */
+export const MAX_CALL_DURATION_SECONDS = 3_600;
 
-/** Slack after the maximum duration before the sweep closes a call that never reported an end. */
+/** Slack after a call's maximum duration before the sweep closes a call that never reported an end. */
 export const STUCK_GRACE_SECONDS = 600;
+
+/** A `queued` call still not dialed this long after it fell due is closed (`dispatch-timed-out`). */
+export const DISPATCH_TIMEOUT_SECONDS = 2_400;
 
 /** A due `queued` call with no dial for this long is re-enqueued (its message was lost). */
 export const REENQUEUE_AFTER_SECONDS = 300;

@@ -1,7 +1,11 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { voiceAgents, voiceCalls, voicePhoneNumbers } from "@/db/schema";
+import { openingAtOrAfter } from "@/lib/calling-window";
 import type { Logger } from "@/lib/logger";
+import { agencySettingsQuery, callingWindowOf, effectiveSettings, type AgencySettings } from "@/routes/settings/settings.repository";
+import { DEFAULT_SETTINGS } from "@/routes/settings/settings.schemas";
+import type { VoiceAgentRow, VoicePhoneNumberRow } from "@/routes/voice-ai/agents.repository";
 import { callCostCents, callDebitStatements, DEFAULT_RATE_PER_MINUTE_CENTS, getWallet } from "@/routes/voice-ai/wallet.repository";
 import type { VoiceCallRow } from "@/routes/voice-ai/calls.repository";
 import {
@@ -13,7 +17,7 @@ import {
   type CallMessage,
 } from "./call-message";
 import { sendPoll } from "./enqueue";
-import { ProviderError, type CallOutcome, type VoiceProvider } from "./providers/types";
+import { ProviderError, type CallOutcome, type DialRequest, type ProviderCallState, type VoiceProvider } from "./providers/types";
 
 /** What the consumer does with the message afterwards. */
 export type DispatchResult = { action: "ack"; outcome: string } | { action: "retry"; delaySeconds: number; outcome: string };
@@ -29,21 +33,44 @@ export interface DispatchDeps {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+type VoiceSettings = AgencySettings["voice"];
+
 /**
- * The claim: `queued` -> `in-progress`, counting the attempt. Conditional, so of two
- * deliveries of one message only one gets the row, and a canceled call is never claimed.
+ * The claim: `queued` -> `in-progress`, counting the attempt and recording the voice settings
+ * the provider is told. Conditional, so of two deliveries of one message only one gets the
+ * row, and a canceled call is never claimed.
  */
-const claim = (db: Db, callId: string, now: string) =>
+const claim = (db: Db, callId: string, now: string, voice: VoiceSettings) =>
   db
     .update(voiceCalls)
-    .set({ status: "in-progress", attempts: sql`${voiceCalls.attempts} + 1`, startedAt: now, updatedAt: now })
+    .set({
+      status: "in-progress",
+      attempts: sql`${voiceCalls.attempts} + 1`,
+      startedAt: now,
+      dispatchAt: null,
+      maxDurationSeconds: voice.max_call_minutes * 60,
+      voicemailBehavior: voice.voicemail_behavior,
+      updatedAt: now,
+    })
     .where(and(eq(voiceCalls.id, callId), eq(voiceCalls.status, "queued")))
-    .returning()
-    .get();
+    .returning();
 
 /** The row as this claim left it: still ours only while `in-progress` with our attempt number. */
 const ours = (call: Pick<VoiceCallRow, "id" | "attempts">) =>
   and(eq(voiceCalls.id, call.id), eq(voiceCalls.status, "in-progress"), eq(voiceCalls.attempts, call.attempts));
+
+/**
+ * Holds a call for the agency's calling hours: `scheduled` until `opening` (its new due time,
+ * shown as `dispatch_at`), when the cron queues it again. True when `where` still matched.
+ */
+async function holdForWindow(db: Db, where: SQL | undefined, opening: number, now: string) {
+  const held = await db
+    .update(voiceCalls)
+    .set({ status: "scheduled", dueAt: iso(opening), dispatchAt: iso(opening), enqueuedAt: null, startedAt: null, updatedAt: now })
+    .where(where)
+    .returning({ id: voiceCalls.id });
+  return held.length > 0;
+}
 
 /** Puts a call whose dial failed back to `queued`, due again after the backoff. */
 async function releaseForRetry(db: Db, call: VoiceCallRow, retryAt: number, now: string) {
@@ -92,33 +119,74 @@ export async function completeCall(db: Db, call: VoiceCallRow, providerCallId: s
   return updated.length > 0;
 }
 
-async function dialContext(db: Db, call: VoiceCallRow) {
-  const agent = call.agentId
-    ? await db.select().from(voiceAgents).where(and(eq(voiceAgents.id, call.agentId), eq(voiceAgents.agencyId, call.agencyId))).get()
-    : undefined;
-  const number = call.phoneNumberId
-    ? await db
-        .select()
-        .from(voicePhoneNumbers)
-        .where(and(eq(voicePhoneNumbers.id, call.phoneNumberId), eq(voicePhoneNumbers.agencyId, call.agencyId)))
-        .get()
-    : undefined;
-  return { agent, number };
+/** A column of the call, as a scalar subquery, so reads in one batch need not wait for the call's row. */
+const ofCall = (callId: string, column: AnyColumn) => sql`(SELECT ${sql.identifier(column.name)} FROM ${voiceCalls} WHERE ${voiceCalls.id} = ${callId})`;
+
+/** The agent and the caller id of a call, as two queries for a `db.batch`. */
+const dialContextQueries = (db: Db, callId: string) =>
+  [
+    db
+      .select()
+      .from(voiceAgents)
+      .where(and(eq(voiceAgents.id, ofCall(callId, voiceCalls.agentId)), eq(voiceAgents.agencyId, ofCall(callId, voiceCalls.agencyId)))),
+    db
+      .select()
+      .from(voicePhoneNumbers)
+      .where(
+        and(
+          eq(voicePhoneNumbers.id, ofCall(callId, voiceCalls.phoneNumberId)),
+          eq(voicePhoneNumbers.agencyId, ofCall(callId, voiceCalls.agencyId)),
+        ),
+      ),
+  ] as const;
+
+/** What the provider is told about a claimed call: who, from where, and the voice settings recorded at the claim. */
+function dialRequestOf(call: VoiceCallRow, agent: VoiceAgentRow | undefined, number: VoicePhoneNumberRow | undefined, now: string): DialRequest {
+  return {
+    callId: call.id,
+    agencyId: call.agencyId,
+    phone: call.phone,
+    contactName: call.contactName,
+    agent: agent
+      ? { id: agent.id, name: agent.name, providerAgentId: agent.providerAgentId }
+      : { id: call.agentId ?? "", name: "The agent", providerAgentId: null },
+    fromNumber: number ? { id: number.id, number: number.number, providerNumberId: number.providerNumberId } : null,
+    attempt: call.attempts,
+    maxDurationSeconds: call.maxDurationSeconds ?? MAX_CALL_DURATION_SECONDS,
+    voicemailBehavior: call.voicemailBehavior ?? DEFAULT_SETTINGS.voice.voicemail_behavior,
+    now,
+  };
 }
 
 /**
- * A `dial` message: claim the call, place it, record the result. A provider failure puts the
- * call back to `queued` and asks for a redelivery after an exponential backoff; after the
- * last attempt (or a failure retrying cannot fix) the call ends `failed`, never charged.
+ * A `dial` message. The agency's calling hours are checked first, at the moment of dialing
+ * (settings may have changed since the call was created): outside them the call is held until
+ * the next opening instead. Then the call is claimed, placed and recorded. A provider failure
+ * puts the call back to `queued` (or holds it, when the retry would fall outside the calling
+ * hours) and asks for a redelivery after an exponential backoff; after the last attempt (or a
+ * failure retrying cannot fix) the call ends `failed`, never charged.
  */
 export async function dialCall(deps: DispatchDeps, callId: string): Promise<DispatchResult> {
   const { db, provider, logger } = deps;
   const nowMs = deps.now ?? Date.now();
   const now = iso(nowMs);
-  const call = await claim(db, callId, now);
-  if (!call) return { action: "ack", outcome: "not-queued" };
+  const [found, settingsRows] = await db.batch([
+    db.select({ status: voiceCalls.status }).from(voiceCalls).where(eq(voiceCalls.id, callId)),
+    agencySettingsQuery(db, ofCall(callId, voiceCalls.agencyId)),
+  ]);
+  if (found[0]?.status !== "queued") return { action: "ack", outcome: "not-queued" };
+  const settings = effectiveSettings(settingsRows[0]);
+  const window = callingWindowOf(settings);
+  const opening = openingAtOrAfter(window, nowMs) ?? nowMs;
+  if (opening > nowMs) {
+    const held = await holdForWindow(db, and(eq(voiceCalls.id, callId), eq(voiceCalls.status, "queued")), opening, now);
+    return { action: "ack", outcome: held ? "held-for-calling-hours" : "not-queued" };
+  }
 
-  const { agent, number } = await dialContext(db, call);
+  const [claimed, agents, numbers] = await db.batch([claim(db, callId, now, settings.voice), ...dialContextQueries(db, callId)]);
+  const call = claimed[0];
+  if (!call) return { action: "ack", outcome: "not-queued" };
+  const agent = agents[0];
   if (!agent) {
     await failClaimed(db, call, endedReasons.dialFailed, now);
     return { action: "ack", outcome: "failed" };
@@ -126,29 +194,30 @@ export async function dialCall(deps: DispatchDeps, callId: string): Promise<Disp
 
   let state;
   try {
-    state = await provider.startCall({
-      callId: call.id,
-      agencyId: call.agencyId,
-      phone: call.phone,
-      contactName: call.contactName,
-      agent: { id: agent.id, name: agent.name, providerAgentId: agent.providerAgentId },
-      fromNumber: number ? { id: number.id, number: number.number, providerNumberId: number.providerNumberId } : null,
-      attempt: call.attempts,
-      maxDurationSeconds: MAX_CALL_DURATION_SECONDS,
-      now,
-    });
+    state = await provider.startCall(dialRequestOf(call, agent, numbers[0], now));
   } catch (error) {
     const retryable = !(error instanceof ProviderError) || error.retryable;
     logger.warn("voice call dial failed", { call_id: call.id, attempt: call.attempts, retryable, error: (error as Error).message });
     if (retryable && call.attempts < MAX_DIAL_ATTEMPTS) {
       const delaySeconds = retryDelaySeconds(call.attempts);
-      if (await releaseForRetry(db, call, nowMs + delaySeconds * 1000, now)) return { action: "retry", delaySeconds, outcome: "retry" };
+      const retryAt = nowMs + delaySeconds * 1000;
+      const retryOpening = openingAtOrAfter(window, retryAt) ?? retryAt;
+      if (retryOpening > retryAt) {
+        const held = await holdForWindow(db, ours(call), retryOpening, now);
+        return { action: "ack", outcome: held ? "retry-held-for-calling-hours" : "changed" };
+      }
+      if (await releaseForRetry(db, call, retryAt, now)) return { action: "retry", delaySeconds, outcome: "retry" };
       return { action: "ack", outcome: "changed" };
     }
     await failClaimed(db, call, endedReasons.dialFailed, now);
     return { action: "ack", outcome: "failed" };
   }
+  return recordState(deps, call, state, now);
+}
 
+/** Completes a call the provider reports ended, or records it and polls again later. */
+async function recordState(deps: DispatchDeps, call: VoiceCallRow, state: ProviderCallState, now: string): Promise<DispatchResult> {
+  const { db } = deps;
   if (state.state === "ended") {
     await completeCall(db, call, state.providerCallId, state.outcome, now);
     return { action: "ack", outcome: state.outcome.status };
@@ -162,11 +231,12 @@ export async function dialCall(deps: DispatchDeps, callId: string): Promise<Disp
 export async function pollCall(deps: DispatchDeps, callId: string): Promise<DispatchResult> {
   const { db, provider, logger } = deps;
   const now = iso(deps.now ?? Date.now());
-  const call = await db.select().from(voiceCalls).where(eq(voiceCalls.id, callId)).get();
-  if (!call || call.status !== "in-progress" || !call.providerCallId) return { action: "ack", outcome: "not-in-progress" };
+  const [calls, agents, numbers] = await db.batch([db.select().from(voiceCalls).where(eq(voiceCalls.id, callId)), ...dialContextQueries(db, callId)]);
+  const call = calls[0];
+  if (!call || call.status !== "in-progress" || !call.providerCallId || !call.startedAt) return { action: "ack", outcome: "not-in-progress" };
   let state;
   try {
-    state = await provider.getCall(call.providerCallId, now);
+    state = await provider.getCall({ ...dialRequestOf(call, agents[0], numbers[0], now), providerCallId: call.providerCallId, startedAt: call.startedAt });
   } catch (error) {
     const retryable = !(error instanceof ProviderError) || error.retryable;
     logger.warn("voice call poll failed", { call_id: call.id, retryable, error: (error as Error).message });
@@ -174,13 +244,7 @@ export async function pollCall(deps: DispatchDeps, callId: string): Promise<Disp
     if (retryable) await sendPoll(deps.queue, call.id, POLL_INTERVAL_SECONDS);
     return { action: "ack", outcome: "poll-failed" };
   }
-  if (state.state === "ended") {
-    await completeCall(db, call, state.providerCallId, state.outcome, now);
-    return { action: "ack", outcome: state.outcome.status };
-  }
-  await db.update(voiceCalls).set({ updatedAt: now }).where(ours(call));
-  await sendPoll(deps.queue, call.id, state.pollAfterSeconds);
-  return { action: "ack", outcome: "in-progress" };
+  return recordState(deps, call, state, now);
 }
 
 /**

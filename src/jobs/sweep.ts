@@ -1,10 +1,11 @@
-import { and, asc, eq, gt, inArray, isNotNull, isNull, lte, or } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, lte, not, or, sql } from "drizzle-orm";
 import { createDb, type Db } from "@/db/client";
 import { voiceCalls } from "@/db/schema";
 import type { Env } from "@/env";
 import { createLogger } from "@/lib/logger";
 import {
   CRON_LOOKAHEAD_SECONDS,
+  DISPATCH_TIMEOUT_SECONDS,
   endedReasons,
   MAX_CALL_DURATION_SECONDS,
   REENQUEUE_AFTER_SECONDS,
@@ -23,15 +24,23 @@ export interface SweepReport {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/**
+ * An `in-progress` call past its maximum duration (the agency's `voice.max_call_minutes` when
+ * it was dialed) plus the grace period, at `at`: the instant is computed in SQL from the row.
+ */
+const pastMaxDuration = (at: string) => sql`(
+  ${voiceCalls.startedAt} IS NULL OR strftime('%Y-%m-%dT%H:%M:%fZ', ${voiceCalls.startedAt},
+    '+' || (coalesce(${voiceCalls.maxDurationSeconds}, ${MAX_CALL_DURATION_SECONDS}) + ${STUCK_GRACE_SECONDS}) || ' seconds') <= ${at})`;
+
 /** At most SWEEP_LIMIT ids matching `where`, oldest due first (UPDATE ... LIMIT is not in D1's SQLite). */
 const batchOf = (db: Db, where: ReturnType<typeof and>) =>
   db.select({ id: voiceCalls.id }).from(voiceCalls).where(where).orderBy(asc(voiceCalls.dueAt)).limit(SWEEP_LIMIT);
 
 /**
  * The every-minute sweep, with `now` the cron's scheduled time:
- * 1. closes calls that can no longer finish: `queued` and not dialed by their due time plus the
- *    maximum call duration and a grace period (`dispatch-timed-out`), `in-progress` past the
- *    maximum duration plus grace (`exceeded-max-duration`); both `failed`, never charged;
+ * 1. closes calls that can no longer finish: `queued` and not dialed 40 minutes after their due
+ *    time (`dispatch-timed-out`), `in-progress` past their maximum duration plus a grace period
+ *    (`exceeded-max-duration`); both `failed`, never charged;
  * 2. enqueues `scheduled` calls that fall due before the next run, each with its delay;
  * 3. re-enqueues `queued` calls that are due but were never sent, or whose message got lost;
  * 4. re-polls `in-progress` calls whose provider has not been asked for a while.
@@ -40,18 +49,18 @@ const batchOf = (db: Db, where: ReturnType<typeof and>) =>
  */
 export async function sweepCalls(db: Db, queue: Queue<CallMessage>, now: number): Promise<SweepReport> {
   const at = iso(now);
-  const giveUpBefore = iso(now - (MAX_CALL_DURATION_SECONDS + STUCK_GRACE_SECONDS) * 1000);
+  const dispatchGiveUpBefore = iso(now - DISPATCH_TIMEOUT_SECONDS * 1000);
   const staleBefore = iso(now - REENQUEUE_AFTER_SECONDS * 1000);
 
   const closedQueued = await db
     .update(voiceCalls)
     .set({ status: "failed", endedReason: endedReasons.dispatchTimedOut, endedAt: at, durationSeconds: 0, costCents: 0, updatedAt: at })
-    .where(and(eq(voiceCalls.status, "queued"), lte(voiceCalls.dueAt, giveUpBefore)))
+    .where(and(eq(voiceCalls.status, "queued"), lte(voiceCalls.dueAt, dispatchGiveUpBefore)))
     .returning({ id: voiceCalls.id });
   const closedRunning = await db
     .update(voiceCalls)
     .set({ status: "failed", endedReason: endedReasons.exceededMaxDuration, endedAt: at, costCents: 0, updatedAt: at })
-    .where(and(eq(voiceCalls.status, "in-progress"), or(isNull(voiceCalls.startedAt), lte(voiceCalls.startedAt, giveUpBefore))))
+    .where(and(eq(voiceCalls.status, "in-progress"), pastMaxDuration(at)))
     .returning({ id: voiceCalls.id });
 
   const dueSoon = and(eq(voiceCalls.status, "scheduled"), lte(voiceCalls.dueAt, iso(now + CRON_LOOKAHEAD_SECONDS * 1000)));
@@ -80,7 +89,7 @@ export async function sweepCalls(db: Db, queue: Queue<CallMessage>, now: number)
     eq(voiceCalls.status, "in-progress"),
     isNotNull(voiceCalls.providerCallId),
     lte(voiceCalls.updatedAt, staleBefore),
-    gt(voiceCalls.startedAt, giveUpBefore),
+    not(pastMaxDuration(at)),
   );
   const polled = await db
     .update(voiceCalls)

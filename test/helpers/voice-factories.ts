@@ -1,11 +1,13 @@
 import { env } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { expect } from "vitest";
+import { expect, vi } from "vitest";
 import { app } from "@/app";
 import type { Env } from "@/env";
 import type { CallMessage } from "@/jobs/call-message";
 import { admin, api, BASE } from "./http";
 import { createAgency, createKey, type TestAgency } from "./factories";
+import { restoreClock, setClock } from "./clock";
+import { deliver, poll } from "./voice-queue";
 
 export interface VoiceAgentRecord {
   agent_uuid: string;
@@ -45,13 +47,33 @@ export interface VoiceAgency extends TestAgency {
   numberUuid: string;
 }
 
+export interface CallingHours {
+  start: string;
+  end: string;
+  days?: number[];
+}
+
+/** Calling hours that never close, so a test's outcome does not depend on the time of day it runs. */
+export const ALWAYS_OPEN: CallingHours = { start: "00:00", end: "24:00" };
+
+/** Sets the agency's calling hours (and any other settings) through PATCH /settings. */
+export async function patchSettings(token: string, body: Record<string, unknown>) {
+  const res = await api("PATCH", "/settings", { token, body });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.settings as Record<string, any>;
+}
+
 /**
  * A fresh agency (New York time unless told) with a `*` key, one active agent with one number,
- * and $50 at 12 cents a minute (`balanceCents: 0` leaves the wallet empty).
+ * $50 at 12 cents a minute (`balanceCents: 0` leaves the wallet empty), and calling hours that
+ * are always open unless `callingHours` says otherwise.
  */
-export async function setupVoiceAgency(options: { balanceCents?: number; rate?: number; timezone?: string } = {}): Promise<VoiceAgency> {
+export async function setupVoiceAgency(
+  options: { balanceCents?: number; rate?: number; timezone?: string; callingHours?: CallingHours } = {},
+): Promise<VoiceAgency> {
   const agencyUuid = await createAgency("Voice Agency", options.timezone ?? "America/New_York");
   const agency = { agencyUuid, ...(await createKey(agencyUuid, { scopes: ["*"] })) };
+  await patchSettings(agency.token, { calling_hours: options.callingHours ?? ALWAYS_OPEN });
   const agent = await createVoiceAgent(agency.agencyUuid);
   if (options.balanceCents !== 0) {
     await creditWallet(agency.agencyUuid, options.balanceCents ?? 5000, { rate_per_minute_cents: options.rate ?? 12 });
@@ -82,6 +104,31 @@ export async function waitForStatus(token: string, callUuid: string, status: str
   }
   expect(call.status, JSON.stringify(call)).toBe(status);
   return call;
+}
+
+/** The longest a simulated call talks (simulatedDuration), plus a second. */
+const LONGEST_SIMULATED_CALL_MS = 301_000;
+
+/**
+ * Delivers the poll of an `in-progress` simulated call with the clock moved past the longest
+ * simulated call after `startedAt`, as the queue would deliver it once the call is over (the
+ * real queue's own poll waits in real time). The clock is put back unless the test faked it.
+ */
+export async function pollAfterCallEnds(callUuid: string, startedAt: string | number = Date.now()) {
+  const faked = vi.isFakeTimers();
+  setClock(new Date(startedAt).getTime() + LONGEST_SIMULATED_CALL_MS);
+  try {
+    return await deliver([{ body: poll(callUuid) }]);
+  } finally {
+    if (!faked) restoreClock();
+  }
+}
+
+/** Follows a call that the real queue dials to its end (see pollAfterCallEnds). */
+export async function finishCall(token: string, callUuid: string) {
+  const running = await waitForStatus(token, callUuid, "in-progress");
+  await pollAfterCallEnds(callUuid, running.started_at);
+  return getCall(token, callUuid);
 }
 
 export const getWallet = async (token: string) => {

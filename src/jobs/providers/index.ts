@@ -1,5 +1,5 @@
 import type { Env } from "@/env";
-import { simulatedProvider } from "./simulated";
+import { createSimulatedProvider, simulatedProvider } from "./simulated";
 import type { VoiceProvider } from "./types";
 import { createVapiProvider } from "./vapi";
 
@@ -9,10 +9,14 @@ export type { VoiceProvider } from "./types";
  * The provider named by `VOICE_PROVIDER`: `simulated` (the default) or `vapi`, which needs
  * the `VAPI_API_KEY` secret (and takes `VAPI_BASE_URL`, default https://api.vapi.ai).
  * A misconfiguration throws, so dispatch retries rather than failing partners' calls.
+ * `SIMULATED_CALL_SPEED` (a number above 1) makes simulated calls last that many times less.
  */
-export function providerFor(env: Pick<Env, "VOICE_PROVIDER" | "VAPI_API_KEY" | "VAPI_BASE_URL">): VoiceProvider {
+export function providerFor(env: Pick<Env, "VOICE_PROVIDER" | "VAPI_API_KEY" | "VAPI_BASE_URL" | "SIMULATED_CALL_SPEED">): VoiceProvider {
   const name = (env.VOICE_PROVIDER ?? "simulated").trim().toLowerCase() || "simulated";
-  if (name === "simulated") return simulatedProvider;
+  if (name === "simulated") {
+    const speed = Number(env.SIMULATED_CALL_SPEED ?? 1);
+    return Number.isFinite(speed) && speed > 1 ? createSimulatedProvider({ speed }) : simulatedProvider;
+  }
   if (name === "vapi") {
     if (!env.VAPI_API_KEY) throw new Error("VOICE_PROVIDER is vapi but the VAPI_API_KEY secret is not set");
     return createVapiProvider({ apiKey: env.VAPI_API_KEY, baseUrl: env.VAPI_BASE_URL });

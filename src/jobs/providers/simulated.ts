@@ -1,20 +1,28 @@
-import { ProviderError, type CallOutcome, type DialRequest, type VoiceProvider } from "./types";
+import { ProviderError, type CallOutcome, type DialRequest, type PollRequest, type ProviderCallState, type VoiceProvider } from "./types";
 
 /**
- * The default provider: no phone network, a believable record at once. Everything is derived
- * from the call id and the number, so a test can predict it:
- * - duration 35..300 s from a hash of the call id; the call starts at the dial and ends
- *   `duration_seconds` later, with a short summary naming the contact;
- * - the last four digits of the number pick an outcome, like a payment provider's test cards:
- *   `0002` customer-busy, `0003` customer-did-not-answer, `0004` voicemail (all `failed`,
- *   no duration), `0008` fails to dial on the first attempt only, `0009` never dials
- *   (a retryable provider error every time); any other number ends `customer-ended-call`.
+ * The default provider: no phone network, but the timing of a real one. Everything is derived
+ * from the call id, the number and the dial request, so a test can predict it:
+ * - a call that connects is `active` from the dial until its duration has passed, then ends
+ *   `completed`: duration 35..300 s from a hash of the call id, capped at the request's
+ *   `maxDurationSeconds` (then `exceeded-max-duration`, else `customer-ended-call`), with a
+ *   short summary naming the contact;
+ * - the last four digits of the number pick another outcome, like a payment provider's test
+ *   cards: `0002` customer-busy and `0003` customer-did-not-answer (`failed` at once, no
+ *   duration); `0004` reaches voicemail: with `hang_up` it ends `failed` at once, with
+ *   `leave_message` the agent speaks for VOICEMAIL_MESSAGE_SECONDS and then it ends `failed`;
+ *   `0008` fails to dial on the first attempt only; `0009` never dials (a retryable error).
+ * `speed` runs the simulated clock faster for local use (SIMULATED_CALL_SPEED): at 20, a
+ * 200-second call lasts 10 seconds, and its record says 10 seconds, so `started_at`,
+ * `ended_at` and `duration_seconds` always agree with each other and with the wall clock.
  */
 export const SIMULATED_FAILURES = {
   "0002": "customer-busy",
   "0003": "customer-did-not-answer",
-  "0004": "voicemail",
 } as const;
+
+const VOICEMAIL_SUFFIX = "0004";
+export const VOICEMAIL_MESSAGE_SECONDS = 20;
 
 /** FNV-1a: a small, stable hash so durations are the same for the same call on every run. */
 function hash(text: string): number {
@@ -26,46 +34,101 @@ function hash(text: string): number {
   return h >>> 0;
 }
 
+/** How long the contact would talk, before the maximum duration and the clock speed apply. */
 export const simulatedDuration = (callId: string) => 35 + (hash(callId) % 266);
 
-function summaryFor(request: DialRequest, durationSeconds: number): string {
-  const who = request.contactName ?? "The contact";
-  const minutes = Math.max(1, Math.round(durationSeconds / 60));
-  return (
-    `${request.agent.name} reached ${who} at ${request.phone}. ${who} confirmed interest, asked about next steps ` +
-    `and agreed to a follow-up; the contact ended the call after about ${minutes} minute${minutes === 1 ? "" : "s"}.`
-  );
+const suffixOf = (request: DialRequest) => request.phone.slice(-4);
+const who = (request: DialRequest) => request.contactName ?? "The contact";
+
+/** A call that ends the moment it is dialed, never connected. */
+const endedAtDial = (request: DialRequest, endedReason: string): CallOutcome => ({
+  status: "failed",
+  endedReason,
+  startedAt: null,
+  endedAt: request.now,
+  durationSeconds: 0,
+  summary: null,
+});
+
+interface Conversation {
+  /** Seconds on the (sped-up) wall clock. */
+  seconds: number;
+  status: CallOutcome["status"];
+  endedReason: string;
+  summary: (seconds: number) => string;
 }
 
-export function simulatedOutcome(request: DialRequest): CallOutcome {
-  const suffix = request.phone.slice(-4);
-  const failure = SIMULATED_FAILURES[suffix as keyof typeof SIMULATED_FAILURES];
-  if (failure) {
-    return { status: "failed", endedReason: failure, startedAt: null, endedAt: request.now, durationSeconds: 0, summary: null };
+/** What happens once the call connects, or null when it never does. */
+function conversationOf(request: DialRequest, speed: number): Conversation | null {
+  const scaled = (seconds: number) => Math.max(1, Math.round(seconds / speed));
+  if (suffixOf(request) === VOICEMAIL_SUFFIX) {
+    if (request.voicemailBehavior !== "leave_message") return null;
+    return {
+      seconds: scaled(VOICEMAIL_MESSAGE_SECONDS),
+      status: "failed",
+      endedReason: "voicemail",
+      summary: () => `${request.agent.name} reached the voicemail of ${who(request)} and left a message asking them to call back.`,
+    };
   }
-  const durationSeconds = simulatedDuration(request.callId);
-  const started = new Date(request.now);
+  if (suffixOf(request) in SIMULATED_FAILURES) return null;
+  const talk = simulatedDuration(request.callId);
+  const capped = talk > request.maxDurationSeconds;
   return {
+    seconds: scaled(Math.min(talk, request.maxDurationSeconds)),
     status: "completed",
-    endedReason: "customer-ended-call",
-    startedAt: started.toISOString(),
-    endedAt: new Date(started.getTime() + durationSeconds * 1000).toISOString(),
-    durationSeconds,
-    summary: summaryFor(request, durationSeconds),
+    endedReason: capped ? "exceeded-max-duration" : "customer-ended-call",
+    summary: (seconds) => {
+      const minutes = Math.max(1, Math.round(seconds / 60));
+      const ending = capped ? "the agent ended the call at the maximum call length" : "the contact ended the call";
+      return (
+        `${request.agent.name} reached ${who(request)} at ${request.phone}. ${who(request)} confirmed interest, asked about next ` +
+        `steps and agreed to a follow-up; ${ending} after about ${minutes} minute${minutes === 1 ? "" : "s"}.`
+      );
+    },
   };
 }
 
-export const simulatedProvider: VoiceProvider = {
-  name: "simulated",
-  async startCall(request) {
-    const suffix = request.phone.slice(-4);
-    if (suffix === "0009" || (suffix === "0008" && request.attempt === 1)) {
-      throw new ProviderError("Simulated provider: the carrier did not accept the call", { retryable: true, status: 503 });
-    }
-    return { state: "ended", providerCallId: `sim_${request.callId}`, outcome: simulatedOutcome(request) };
-  },
-  async getCall(providerCallId) {
-    // Simulated calls end inside startCall, so nothing is ever left to poll.
-    throw new ProviderError(`Simulated provider: unknown call ${providerCallId}`, { retryable: false, status: 404 });
-  },
-};
+export function createSimulatedProvider(options: { speed?: number } = {}): VoiceProvider {
+  const speed = options.speed && options.speed > 0 ? options.speed : 1;
+  return {
+    name: "simulated",
+    async startCall(request) {
+      const suffix = suffixOf(request);
+      if (suffix === "0009" || (suffix === "0008" && request.attempt === 1)) {
+        throw new ProviderError("Simulated provider: the carrier did not accept the call", { retryable: true, status: 503 });
+      }
+      const providerCallId = `sim_${request.callId}`;
+      const conversation = conversationOf(request, speed);
+      if (!conversation) {
+        const reason = suffix === VOICEMAIL_SUFFIX ? "voicemail" : SIMULATED_FAILURES[suffix as keyof typeof SIMULATED_FAILURES];
+        return { state: "ended", providerCallId, outcome: endedAtDial(request, reason) };
+      }
+      return { state: "active", providerCallId, pollAfterSeconds: conversation.seconds };
+    },
+    async getCall(request: PollRequest): Promise<ProviderCallState> {
+      const conversation = conversationOf(request, speed);
+      if (request.providerCallId !== `sim_${request.callId}` || !conversation) {
+        throw new ProviderError(`Simulated provider: unknown call ${request.providerCallId}`, { retryable: false, status: 404 });
+      }
+      const started = Date.parse(request.startedAt);
+      const ends = started + conversation.seconds * 1000;
+      const now = Date.parse(request.now);
+      if (now < ends) return { state: "active", providerCallId: request.providerCallId, pollAfterSeconds: Math.ceil((ends - now) / 1000) };
+      return {
+        state: "ended",
+        providerCallId: request.providerCallId,
+        outcome: {
+          status: conversation.status,
+          endedReason: conversation.endedReason,
+          startedAt: new Date(started).toISOString(),
+          endedAt: new Date(ends).toISOString(),
+          durationSeconds: conversation.seconds,
+          summary: conversation.summary(conversation.seconds),
+        },
+      };
+    },
+  };
+}
+
+/** The simulator at real speed: what tests and deployments without SIMULATED_CALL_SPEED get. */
+export const simulatedProvider = createSimulatedProvider();

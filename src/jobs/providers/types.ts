@@ -13,10 +13,21 @@ export interface DialRequest {
   fromNumber: { id: string; number: string; providerNumberId: string | null } | null;
   /** 1 for the first dial, 2 for the first retry, ... */
   attempt: number;
-  /** The provider must hang up by then. */
+  /** The provider must hang up by then (the agency's `voice.max_call_minutes`). */
   maxDurationSeconds: number;
+  /** What the agent does on reaching voicemail (the agency's `voice.voicemail_behavior`). */
+  voicemailBehavior: VoicemailBehavior;
   /** The instant of the dial, ISO 8601. */
   now: string;
+}
+
+export type VoicemailBehavior = "hang_up" | "leave_message";
+
+/** A call the provider placed, asked about again: the dial request it was placed with, and when. */
+export interface PollRequest extends DialRequest {
+  providerCallId: string;
+  /** When the call was dialed, ISO 8601. */
+  startedAt: string;
 }
 
 /** How a call ended, in the provider's vocabulary (`customer-ended-call`, `customer-busy`, ...). */
@@ -37,8 +48,8 @@ export interface VoiceProvider {
   readonly name: string;
   /** Places the call. Throws ProviderError when it could not. */
   startCall(request: DialRequest): Promise<ProviderCallState>;
-  /** The current state of a call this provider placed. Throws ProviderError when unknown. */
-  getCall(providerCallId: string, now: string): Promise<ProviderCallState>;
+  /** The current state of a call this provider placed (`now` is the poll's instant). Throws ProviderError when unknown. */
+  getCall(request: PollRequest): Promise<ProviderCallState>;
 }
 
 /**

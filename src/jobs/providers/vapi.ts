@@ -1,4 +1,4 @@
-import { ProviderError, type CallOutcome, type DialRequest, type ProviderCallState, type VoiceProvider } from "./types";
+import { ProviderError, type CallOutcome, type DialRequest, type PollRequest, type ProviderCallState, type VoiceProvider } from "./types";
 import { POLL_INTERVAL_SECONDS } from "@/jobs/call-message";
 
 /**
@@ -7,6 +7,11 @@ import { POLL_INTERVAL_SECONDS } from "@/jobs/call-message";
  * call and answers with the call (status `queued`); `GET /call/{id}` reports its progress
  * (`queued`, `ringing`, `in-progress`, `forwarding`, `ended`) and, once `ended`, its
  * `endedReason`, `startedAt`, `endedAt` and `analysis.summary`. Dispatch polls until then.
+ *
+ * The agency's voice settings travel as `assistantOverrides`: `maxDurationSeconds` (Vapi hangs
+ * up then, with `exceeded-max-duration`), and voicemail detection with a `voicemailMessage`
+ * for `leave_message`; without a message Vapi ends the call when it detects voicemail
+ * (https://docs.vapi.ai/calls/voicemail-detection).
  *
  * Vapi has no idempotency key: a timeout after Vapi accepted the call cannot be told apart
  * from one before, and is retried like any other network failure.
@@ -75,6 +80,13 @@ export function vapiCallState(call: VapiCall, now: string): ProviderCallState {
   return { state: "ended", providerCallId, outcome };
 }
 
+/** What the agent says to a voicemail box when the agency chose `leave_message`. */
+export function voicemailMessageFor(req: DialRequest): string {
+  const greeting = req.contactName ? `Hi ${req.contactName}, this` : "Hi, this";
+  const callBack = req.fromNumber ? ` at ${req.fromNumber.number}` : "";
+  return `${greeting} is ${req.agent.name}. Sorry we missed you; please call us back${callBack}. Thank you!`;
+}
+
 export function createVapiProvider(config: VapiConfig): VoiceProvider {
   const baseUrl = (config.baseUrl || DEFAULT_VAPI_BASE_URL).replace(/\/+$/, "");
   const doFetch = config.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
@@ -124,13 +136,17 @@ export function createVapiProvider(config: VapiConfig): VoiceProvider {
         assistantId: req.agent.providerAgentId,
         phoneNumberId: req.fromNumber.providerNumberId,
         customer: { number: req.phone, ...(req.contactName ? { name: req.contactName.slice(0, 40) } : {}) },
-        assistantOverrides: { maxDurationSeconds: req.maxDurationSeconds },
+        assistantOverrides: {
+          maxDurationSeconds: req.maxDurationSeconds,
+          voicemailDetection: { provider: "vapi" },
+          ...(req.voicemailBehavior === "leave_message" ? { voicemailMessage: voicemailMessageFor(req) } : {}),
+        },
         metadata: { call_uuid: req.callId, agency_uuid: req.agencyId },
       });
       return vapiCallState(call, req.now);
     },
-    async getCall(providerCallId: string, now: string) {
-      return vapiCallState(await request("GET", `/call/${encodeURIComponent(providerCallId)}`), now);
+    async getCall(req: PollRequest) {
+      return vapiCallState(await request("GET", `/call/${encodeURIComponent(req.providerCallId)}`), req.now);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { agencies, agencySettings, voiceAgents } from "@/db/schema";
 import { nowIso } from "@/lib/time";
@@ -8,9 +8,10 @@ import { StoredSettings, type UpdateSettingsInput } from "./settings.schemas";
 /**
  * The agency with its stored settings, as one query for a `db.batch` (one row; none for an
  * unknown agency). Every route and job that obeys a setting reads it through this, and
- * `effectiveSettings` turns the row into what is in force.
+ * `effectiveSettings` turns the row into what is in force. `agencyId` may be a subquery (the
+ * agency of a call, say), so the read need not wait for another.
  */
-export const agencySettingsQuery = (db: Db, agencyId: string) =>
+export const agencySettingsQuery = (db: Db, agencyId: string | SQL) =>
   db
     .select({
       name: agencies.name,

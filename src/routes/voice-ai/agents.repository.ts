@@ -1,6 +1,6 @@
-import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { voiceAgents, voicePhoneNumbers } from "@/db/schema";
+import { agencySettings, voiceAgents, voicePhoneNumbers } from "@/db/schema";
 import { isUniqueViolation } from "@/lib/db-errors";
 import { badRequest, conflict } from "@/lib/errors";
 import { newId } from "@/lib/ids";
@@ -148,16 +148,29 @@ export interface DialRefs {
 const activeOfAgency = (agencyId: string) => and(eq(voiceAgents.agencyId, agencyId), eq(voiceAgents.status, "active"));
 
 /**
+ * The agency's `voice.default_voice_agent_uuid` setting as a scalar subquery: NULL when unset
+ * (or, in a damaged row, not a string, which the settings' own reading also ignores).
+ */
+const defaultAgentIdSql = (agencyId: string) => sql`(
+  SELECT CASE WHEN json_type(${agencySettings.settings}, '$.voice.default_voice_agent_uuid') = 'text'
+    THEN lower(json_extract(${agencySettings.settings}, '$.voice.default_voice_agent_uuid')) END
+  FROM ${agencySettings} WHERE ${agencySettings.agencyId} = ${agencyId})`;
+
+/**
  * Who places a call and from which number, as two queries for one `db.batch` (they do not
  * wait for each other's answers: what one needs from the other is a subquery):
- * - the agent: the one sent, else the agent of the number sent, else the first active one;
+ * - the agent: the one sent, else the agent of the number sent, else the agency's default
+ *   agent from settings (whatever its status, so `pickDialTarget` can say what is wrong with
+ *   it), else the first active one;
  * - the number: the one sent, else the first number of that agent.
  * `pickDialTarget` then decides from their rows.
  */
 export function dialTargetQueries(db: Db, agencyId: string, refs: DialRefs) {
   const numberOfAgency = (numberId: string) => and(eq(voicePhoneNumbers.id, numberId), eq(voicePhoneNumbers.agencyId, agencyId));
   const agentIdOfNumber = (numberId: string) =>
-    db.select({ agentId: voicePhoneNumbers.agentId }).from(voicePhoneNumbers).where(numberOfAgency(numberId));
+    db.select({ id: voicePhoneNumbers.agentId }).from(voicePhoneNumbers).where(numberOfAgency(numberId));
+  const defaultAgentId = defaultAgentIdSql(agencyId);
+  const firstActiveId = db.select({ id: voiceAgents.id }).from(voiceAgents).where(activeOfAgency(agencyId)).orderBy(...oldestFirst).limit(1);
 
   const agent = refs.agentId
     ? db.select().from(voiceAgents).where(ofAgency(agencyId, refs.agentId))
@@ -166,11 +179,19 @@ export function dialTargetQueries(db: Db, agencyId: string, refs: DialRefs) {
           .select()
           .from(voiceAgents)
           .where(and(eq(voiceAgents.agencyId, agencyId), sql`${voiceAgents.id} = (${agentIdOfNumber(refs.numberId)})`))
-      : db.select().from(voiceAgents).where(activeOfAgency(agencyId)).orderBy(...oldestFirst).limit(1);
+      : db
+          .select()
+          .from(voiceAgents)
+          .where(
+            and(
+              eq(voiceAgents.agencyId, agencyId),
+              or(eq(voiceAgents.id, defaultAgentId), and(isNull(defaultAgentId), eq(voiceAgents.status, "active"))),
+            ),
+          )
+          .orderBy(...oldestFirst)
+          .limit(1);
 
-  const agentId = refs.agentId
-    ? refs.agentId.toLowerCase()
-    : sql`(${db.select({ id: voiceAgents.id }).from(voiceAgents).where(activeOfAgency(agencyId)).orderBy(...oldestFirst).limit(1)})`;
+  const agentId = refs.agentId ? refs.agentId.toLowerCase() : sql`coalesce(${defaultAgentId}, (${firstActiveId}))`;
   const number = refs.numberId
     ? db.select().from(voicePhoneNumbers).where(numberOfAgency(refs.numberId))
     : db
@@ -184,15 +205,25 @@ export function dialTargetQueries(db: Db, agencyId: string, refs: DialRefs) {
 
 /**
  * Decides the dial target from the rows of `dialTargetQueries`. Unknown or foreign references
- * are 400 (they are body fields, like `path_uuid`); no agent, or an agent without numbers, is
- * 400 too. Checked in this order: the number sent, the agent, the number of the agent.
+ * are 400 (they are body fields, like `path_uuid`); a default agent from settings that is gone
+ * or inactive, no agent at all, or an agent without numbers, is 400 too. Checked in this
+ * order: the number sent, the agent, the number of the agent. `defaultAgentId` is the
+ * agency's `voice.default_voice_agent_uuid` setting.
  */
-export function pickDialTarget(refs: DialRefs, agent: VoiceAgentRow | undefined, number: VoicePhoneNumberRow | undefined): DialTarget {
+export function pickDialTarget(
+  refs: DialRefs,
+  defaultAgentId: string | null,
+  agent: VoiceAgentRow | undefined,
+  number: VoicePhoneNumberRow | undefined,
+): DialTarget {
   if (refs.numberId && !number) throw badRequest(voiceMessages.unknownNumber);
   if (refs.agentId || refs.numberId) {
     if (!agent) throw badRequest(voiceMessages.unknownAgent);
     if (agent.status !== "active") throw badRequest(voiceMessages.inactiveAgent);
     if (refs.numberId && number!.agentId !== agent.id) throw badRequest(voiceMessages.numberOfOtherAgent);
+  } else if (defaultAgentId) {
+    if (!agent) throw badRequest(voiceMessages.defaultAgentGone);
+    if (agent.status !== "active") throw badRequest(voiceMessages.defaultAgentInactive);
   } else if (!agent) {
     throw badRequest(voiceMessages.noAgent);
   }

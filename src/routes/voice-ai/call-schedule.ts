@@ -1,5 +1,6 @@
 import { DateTime } from "luxon";
 import { MAX_QUEUE_DELAY_SECONDS, secondsUntil } from "@/jobs/call-message";
+import { describeWindow, isWithinWindow, openingAtOrAfter, type CallingWindow } from "@/lib/calling-window";
 import { badRequest } from "@/lib/errors";
 import { DAY_MS } from "@/lib/time";
 import { wallClockToUtc, type WallClockResolution } from "@/lib/zoned-time";
@@ -10,7 +11,9 @@ export interface CallTiming {
   dueAt: string;
   /** What the partner asked for, resolved to UTC; null for a call placed at once. */
   scheduledAt: string | null;
-  /** `queued` when the queue can hold it until due (24 h), else `scheduled` for the cron. */
+  /** The next opening of the calling hours when the call is held for them (= `dueAt`); else null. */
+  dispatchAt: string | null;
+  /** `queued` when the queue can hold it until due (24 h), else `scheduled` for the cron (also while held). */
   status: "queued" | "scheduled";
   /** Seconds until due, as sent to the queue. */
   delaySeconds: number;
@@ -36,28 +39,37 @@ export function parseScheduledAt(value: string, timezone: string): { utc: Date; 
   return resolved;
 }
 
+/**
+ * When a call dials. It is due now, after `delay_seconds`, or at `scheduled_at`; it dials only
+ * inside the agency's calling hours: an explicit `scheduled_at` outside them is 400 (the partner
+ * chose that time), a call due outside them otherwise is held until the next opening.
+ */
 export function callTiming(
   input: { delay_seconds?: number | null; scheduled_at?: string | null },
-  timezone: string,
+  window: CallingWindow,
   now: number,
 ): CallTiming {
   let due = now;
   let scheduledAt: string | null = null;
   if (input.scheduled_at != null) {
-    const parsed = parseScheduledAt(input.scheduled_at, timezone);
+    const parsed = parseScheduledAt(input.scheduled_at, window.timezone);
     due = parsed.utc.getTime();
     if (due < now) throw badRequest(voiceMessages.scheduledPast);
     if (due > now + MAX_SCHEDULE_DAYS * DAY_MS) throw badRequest(voiceMessages.scheduledTooFar);
+    if (!isWithinWindow(window, due)) throw badRequest(voiceMessages.outsideCallingHours(describeWindow(window)));
     scheduledAt = new Date(due).toISOString();
   } else if (input.delay_seconds) {
     due = now + input.delay_seconds * 1000;
     scheduledAt = new Date(due).toISOString();
   }
-  const delaySeconds = secondsUntil(new Date(due), now);
+  const opening = openingAtOrAfter(window, due) ?? due;
+  const dispatchAt = opening > due ? new Date(opening).toISOString() : null;
+  const delaySeconds = secondsUntil(new Date(opening), now);
   return {
-    dueAt: new Date(due).toISOString(),
+    dueAt: new Date(opening).toISOString(),
     scheduledAt,
-    status: delaySeconds <= MAX_QUEUE_DELAY_SECONDS ? "queued" : "scheduled",
+    dispatchAt,
+    status: dispatchAt === null && delaySeconds <= MAX_QUEUE_DELAY_SECONDS ? "queued" : "scheduled",
     delaySeconds,
   };
 }

@@ -21,6 +21,7 @@ export const toPublicCall = (c: VoiceCallRow) => ({
   voice_agent_uuid: c.agentId ?? "",
   outbound_phone_number_uuid: c.phoneNumberId,
   scheduled_at: c.scheduledAt,
+  dispatch_at: c.dispatchAt,
   started_at: c.startedAt,
   ended_at: c.endedAt,
   summary: c.summary,
@@ -70,6 +71,8 @@ export interface NewCall {
   status: "queued" | "scheduled";
   scheduledAt: string | null;
   dueAt: string;
+  /** The next opening of the calling hours, for a call held until then; else null. */
+  dispatchAt: string | null;
   /** Set when the call's dial message is sent right after the insert (see `releaseEnqueued`). */
   enqueuedAt: string | null;
 }
@@ -84,6 +87,8 @@ export function newCallRow(agencyId: string, input: NewCall, now = nowIso()): Vo
     durationSeconds: null,
     attempts: 0,
     providerCallId: null,
+    maxDurationSeconds: null,
+    voicemailBehavior: null,
     startedAt: null,
     endedAt: null,
     summary: null,

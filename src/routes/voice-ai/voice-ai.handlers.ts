@@ -1,9 +1,9 @@
 import type { RouteHandler } from "@hono/zod-openapi";
-import { agencyTimezoneQuery, timezoneOf } from "@/db/agency-timezone";
 import { sendDials } from "@/jobs/enqueue";
 import type { AppBindings } from "@/lib/context";
 import { ApiError, conflict, notFound } from "@/lib/errors";
 import { paginationOf } from "@/lib/pagination";
+import { agencySettingsQuery, callingWindowOf, effectiveSettings } from "@/routes/settings/settings.repository";
 import * as agents from "./agents.repository";
 import * as calls from "./calls.repository";
 import { callContactQuery, callContactWrite, planCallContact } from "./call-contact";
@@ -35,9 +35,9 @@ export const listVoiceCalls: Handler<"listVoiceCalls"> = async (c) => {
 };
 
 /**
- * Two D1 round trips: one batch reads everything the checks need (timezone, agent, number,
- * contact, wallet), then one batch writes the contact (if new) and the call. The checks keep
- * their order on the rows read: timing, agent and number, contact, funds. A queued call is
+ * Two D1 round trips: one batch reads everything the checks need (settings with the timezone,
+ * agent, number, contact, wallet), then one batch writes the contact (if new) and the call. The
+ * checks keep their order on the rows read: timing (calling hours), agent and number, contact, funds. A queued call is
  * stored with `enqueued_at` set and its message sent after the write, as the sweep does when
  * it promotes calls; if the queue refuses, `enqueued_at` is cleared for the cron (a third trip).
  */
@@ -48,15 +48,16 @@ export const createVoiceCall: Handler<"createVoiceCall"> = async (c) => {
   const now = Date.now();
   const refs = { agentId: body.voice_agent_uuid, numberId: body.outbound_phone_number_uuid };
 
-  const [agency, agentRows, numberRows, contactRows, walletRows] = await db.batch([
-    // The agency's calling timezone, in which `scheduled_at` wall-clock times are read.
-    agencyTimezoneQuery(db, agencyId),
+  const [settingsRows, agentRows, numberRows, contactRows, walletRows] = await db.batch([
+    // Calling hours and timezone (`scheduled_at` wall-clock times are read in it), default agent.
+    agencySettingsQuery(db, agencyId),
     ...agents.dialTargetQueries(db, agencyId, refs),
     callContactQuery(db, agencyId, body),
     wallet.walletQuery(db, agencyId),
   ]);
-  const timing = callTiming(body, timezoneOf(agency), now);
-  const target = agents.pickDialTarget(refs, agentRows[0], numberRows[0]);
+  const settings = effectiveSettings(settingsRows[0]);
+  const timing = callTiming(body, callingWindowOf(settings), now);
+  const target = agents.pickDialTarget(refs, settings.voice.default_voice_agent_uuid, agentRows[0], numberRows[0]);
   const contactPlan = planCallContact(body, contactRows[0]);
   const balance = walletRows[0]?.balanceCents ?? 0;
   if (balance <= 0) throw new ApiError("insufficient_funds", voiceMessages.insufficientFunds);
@@ -75,6 +76,7 @@ export const createVoiceCall: Handler<"createVoiceCall"> = async (c) => {
       status: timing.status,
       scheduledAt: timing.scheduledAt,
       dueAt: timing.dueAt,
+      dispatchAt: timing.dispatchAt,
       // Marked as sent in the same write; cleared below if the queue refuses the message.
       enqueuedAt: queued ? createdAt : null,
     },

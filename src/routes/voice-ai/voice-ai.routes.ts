@@ -78,7 +78,8 @@ export const createVoiceCall = partnerRoute({
       "to the contact's name.",
     "**Agent and caller id.** `voice_agent_uuid` must be an active agent of your agency and " +
       "`outbound_phone_number_uuid` one of its numbers (with no agent given, the number's agent is used). Unknown " +
-      "or foreign ones are 400. Defaults: your first active agent (see `GET /voice-ai/agents`) and its first number; " +
+      "or foreign ones are 400. Defaults: the agent named by the `voice.default_voice_agent_uuid` setting (400 while " +
+      "it is inactive or gone), else your first active agent (see `GET /voice-ai/agents`), and its first number; " +
       "with no active agent, or an agent without numbers, the call is 400.",
     `**When.** Immediately by default. \`delay_seconds\` (an integer from 0 to ${MAX_QUEUE_DELAY_SECONDS}) dials that ` +
       "many seconds from now. `scheduled_at` dials at a wall-clock time in the agency's calling timezone, " +
@@ -87,9 +88,18 @@ export const createVoiceCall = partnerRoute({
       "does not exist (inside the spring-forward gap, e.g. 02:30 when clocks jump from 02:00 to 03:00) moves forward " +
       "by the gap (03:30); a time that happens twice (the fall-back hour) means the first, earlier one. The response's " +
       "`scheduled_at` is the resolved instant in UTC.",
-    "**Lifecycle.** A call due within 24 hours is `queued`; a later one is `scheduled` and queued when it falls due. " +
-      "The agent dials at the due time (to within about a minute); the call then becomes `in-progress` and ends " +
-      `\`completed\` or \`failed\` (see \`ended_reason\`). A dial the provider cannot place is retried ${MAX_DIAL_ATTEMPTS} ` +
+    "**Calling hours.** Calls are dialed only inside the agency's calling hours (`GET /settings`: `calling_timezone` " +
+      "and `calling_hours`, by default 09:00-20:00 every day). A `scheduled_at` outside them is 400 " +
+      "(`scheduled_at must fall within calling hours 09:00-19:00 America/New_York`). A call placed at once or with " +
+      "`delay_seconds` that falls due outside them is accepted and held: 201 with status `scheduled` and `dispatch_at` " +
+      "set to the next opening, when it is dialed. The hours are checked again at the moment of dialing, so a change " +
+      "of settings also moves calls already waiting, and a retry after a failed dial waits for them too.",
+    "**Voice settings.** The call is capped at the agency's `voice.max_call_minutes` (the agent hangs up then, " +
+      "`ended_reason` `exceeded-max-duration`), and on reaching voicemail the agent follows `voice.voicemail_behavior` " +
+      "(`hang_up` or `leave_message`; the call ends `failed`, `voicemail`, uncharged). Both are read when the call is dialed.",
+    "**Lifecycle.** A call due within 24 hours is `queued`; a later one (or one held for calling hours) is `scheduled` " +
+      "and queued when it falls due. The agent dials at the due time (to within about a minute); the call then becomes " +
+      `\`in-progress\` until it ends \`completed\` or \`failed\` (see \`ended_reason\`). A dial the provider cannot place is retried ${MAX_DIAL_ATTEMPTS} ` +
       "times with exponential backoff (30 s, 60 s, 120 s) before the call ends `failed` with `dial-failed`. Poll " +
       "`GET /voice-ai/calls/{call_uuid}` to follow it; cancel with `POST /voice-ai/calls/{call_uuid}/cancel` before it " +
       "is dialed.",
@@ -106,7 +116,14 @@ export const createVoiceCall = partnerRoute({
     400: { error: "phone is required" },
     402: { description: "The wallet balance is 0 or below; add funds first.", error: voiceMessages.insufficientFunds },
   },
-  responses: { 201: jsonContent(VoiceCallResponse, "The created call, `queued` or `scheduled`.") },
+  responses: {
+    201: jsonContent(
+      VoiceCallResponse,
+      "The created call: `queued` when it is due within 24 hours inside the calling hours; `scheduled` when it is due " +
+        "later, or when it falls due outside the calling hours and is held until they open (then `dispatch_at` says when " +
+        "it will be dialed).",
+    ),
+  },
 });
 
 export const getVoiceCall = partnerRoute({

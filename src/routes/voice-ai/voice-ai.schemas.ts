@@ -28,6 +28,11 @@ export const voiceMessages = {
   noAgent: "No active voice agent: ask your agency to set one up, or send voice_agent_uuid",
   noNumber: "The voice agent has no outbound phone number: send outbound_phone_number_uuid or ask your agency to add one",
   insufficientFunds: "Insufficient wallet balance",
+  outsideCallingHours: (window: string) => `scheduled_at must fall within calling hours ${window}`,
+  defaultAgentGone:
+    "voice.default_voice_agent_uuid (GET /settings) names a Voice AI agent that no longer exists: send voice_agent_uuid, or change the setting with PATCH /settings",
+  defaultAgentInactive:
+    "voice.default_voice_agent_uuid (GET /settings) names an inactive Voice AI agent: send voice_agent_uuid, or change the setting with PATCH /settings",
   notCancelable: (status: string) => `Only scheduled or queued calls can be canceled; this call is ${status}`,
 } as const;
 
@@ -95,6 +100,7 @@ const callExample = {
   voice_agent_uuid: agentExampleUuid,
   outbound_phone_number_uuid: numberExampleUuid,
   scheduled_at: "2026-11-21T15:00:00.000Z",
+  dispatch_at: null,
   started_at: "2026-11-21T15:00:01.000Z",
   ended_at: "2026-11-21T15:03:05.000Z",
   summary: "Ava reached Ada Lovelace, who confirmed interest in the listing and agreed to a showing on Saturday.",
@@ -114,15 +120,17 @@ export const VoiceCall = z
     direction: z.literal("outbound").openapi({ description: "Calls created through the API are `outbound`." }),
     status: z.enum(callStatuses).openapi({
       description:
-        "`scheduled` (due more than 24 hours ahead), `queued` (waiting to be dialed), `in-progress`, then `completed` " +
-        "(the contact talked to the agent) or `failed` (see `ended_reason`); `canceled` by you before dialing.",
+        "`scheduled` (due more than 24 hours ahead, or held for the agency's calling hours: see `dispatch_at`), " +
+        "`queued` (waiting to be dialed), `in-progress` (dialed, until the call ends), then `completed` (the contact " +
+        "talked to the agent) or `failed` (see `ended_reason`); `canceled` by you before dialing.",
     }),
     ended_reason: z.string().nullable().openapi({
       description:
         "Why the call ended, in the voice provider's vocabulary: `customer-ended-call`, `assistant-ended-call`, " +
-        "`customer-busy`, `customer-did-not-answer`, `voicemail`, ... Set by us: `dial-failed` (the provider could not " +
-        "place the call after 4 attempts), `dispatch-timed-out` (never dialed), `exceeded-max-duration` (no end " +
-        "reported within 30 minutes plus a grace period). Null until the call ends and for canceled calls.",
+        "`customer-busy`, `customer-did-not-answer`, `voicemail`, `exceeded-max-duration` (the agent hung up at the " +
+        "agency's `voice.max_call_minutes`), ... Set by us: `dial-failed` (the provider could not place the call after " +
+        "4 attempts), `dispatch-timed-out` (never dialed), `exceeded-max-duration` on a `failed` call (no end reported " +
+        "within `voice.max_call_minutes` plus 10 minutes). Null until the call ends and for canceled calls.",
     }),
     duration_seconds: z.number().int().nullable().openapi({ description: "Talk time in seconds; null until the call ends." }),
     voice_agent_uuid: z.string().openapi({ description: "The agent that places the call." }),
@@ -130,7 +138,11 @@ export const VoiceCall = z
     scheduled_at: nullableIso(
       "When the call is due (UTC), for a call created with `scheduled_at` or a `delay_seconds` above 0; null for a call placed at once.",
     ),
-    started_at: nullableIso("When the call connected (UTC); null until then and for calls that never connected."),
+    dispatch_at: nullableIso(
+      "When a call held for the agency's calling hours (`GET /settings`, `calling_hours`) will be dialed (UTC): the " +
+        "next opening after it fell due. Null for a call that never waited for them, and once the call is dialed.",
+    ),
+    started_at: nullableIso("When the call was dialed or connected (UTC); null until then and for calls that never connected."),
     ended_at: nullableIso("When the call ended (UTC); null until then."),
     summary: z.string().nullable().openapi({ description: "The provider's text summary of the conversation; null until available." }),
     cost_cents: z
@@ -200,7 +212,13 @@ export const CreateCallBody = z
     voice_agent_uuid: uuidField("voice_agent_uuid")
       .transform((id) => id.toLowerCase())
       .nullish()
-      .openapi({ ...documentedNullable, type: "string", format: "uuid", description: "An active agent of your agency; default: your first active agent.", example: agentExampleUuid }),
+      .openapi({
+        ...documentedNullable,
+        type: "string",
+        format: "uuid",
+        description: "An active agent of your agency; default: the agency's `voice.default_voice_agent_uuid` setting, else your first active agent.",
+        example: agentExampleUuid,
+      }),
     outbound_phone_number_uuid: uuidField("outbound_phone_number_uuid")
       .transform((id) => id.toLowerCase())
       .nullish()
@@ -225,7 +243,8 @@ export const CreateCallBody = z
       .openapi({
         description:
           "Dial at this wall-clock time in the agency's calling timezone, `YYYY-MM-DDTHH:MM[:SS]` (e.g. `2026-12-01T10:00`). " +
-          "An ISO 8601 time with `Z` or an offset is also accepted as that exact instant.",
+          "An ISO 8601 time with `Z` or an offset is also accepted as that exact instant. It must fall within the agency's " +
+          "calling hours.",
         example: "2026-12-01T10:00",
       }),
   })
