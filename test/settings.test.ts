@@ -8,9 +8,13 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const RANDOM_UUID = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
 const TIMEZONE_MESSAGE = "calling_timezone must be an IANA time zone such as America/New_York";
 const UNKNOWN_AGENT_MESSAGE = "voice.default_voice_agent_uuid is not a Voice AI agent of this agency";
+const INACTIVE_AGENT_MESSAGE = "voice.default_voice_agent_uuid is not an active Voice AI agent; activate it or choose another";
+const HOURS_DIFFER = "calling_hours.start and calling_hours.end must differ (an end before the start runs past midnight)";
+const DAYS_MESSAGE = "calling_hours.days must list 1 to 7 different weekdays, 0 (Sunday) to 6 (Saturday)";
+const SLOT_MESSAGE = "booking.default_slot_minutes must be a whole number from 5 to 240, in steps of 5";
 
 const DEFAULTS = {
-  calling_hours: { start: "09:00", end: "20:00" },
+  calling_hours: { start: "09:00", end: "20:00", days: [0, 1, 2, 3, 4, 5, 6] },
   booking: { default_slot_minutes: 30, buffer_minutes: 0, min_notice_minutes: 60 },
   voice: { default_voice_agent_uuid: null, max_call_minutes: 10, voicemail_behavior: "hang_up" },
 };
@@ -29,11 +33,11 @@ async function readSettings(token: string) {
  * Voice agents come from the operator API of the Voice AI resource; this inserts one the way
  * that route does, so settings tests do not depend on it.
  */
-async function insertVoiceAgent(agencyUuid: string, name = "Ava") {
+async function insertVoiceAgent(agencyUuid: string, name = "Ava", status = "active") {
   const id = crypto.randomUUID();
   const now = new Date().toISOString();
-  await env.DB.prepare("INSERT INTO voice_agents (id, agency_id, name, status, created_at, updated_at) VALUES (?, ?, ?, 'active', ?, ?)")
-    .bind(id, agencyUuid, name, now, now)
+  await env.DB.prepare("INSERT INTO voice_agents (id, agency_id, name, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)")
+    .bind(id, agencyUuid, name, status, now, now)
     .run();
   return id;
 }
@@ -109,7 +113,7 @@ describe("PATCH /settings", () => {
     const settings = await readSettings(token);
     expect(settings).toEqual(third.body.settings);
     expect(settings).toMatchObject({
-      calling_hours: { start: "08:30", end: "19:45" },
+      calling_hours: { start: "08:30", end: "19:45", days: DEFAULTS.calling_hours.days },
       booking: { default_slot_minutes: 30, buffer_minutes: 15, min_notice_minutes: 0 },
       voice: { default_voice_agent_uuid: null, max_call_minutes: 25, voicemail_behavior: "leave_message" },
     });
@@ -140,6 +144,26 @@ describe("PATCH /settings", () => {
     expect(cleared.status).toBe(200);
     expect(cleared.body.settings.voice).toEqual(DEFAULTS.voice);
     expect((await readSettings(token)).voice.default_voice_agent_uuid).toBeNull();
+  });
+
+  it("takes calling hours past midnight, all day, and on chosen weekdays, keeping the days when a patch sends none", async () => {
+    const { token } = await setupAgency();
+    const night = await patchSettings(token, { calling_hours: { start: "22:00", end: "02:00", days: [5, 1, 3] } });
+    expect(night.status).toBe(200);
+    expect(night.body.settings.calling_hours).toEqual({ start: "22:00", end: "02:00", days: [1, 3, 5] });
+    const allDay = await patchSettings(token, { calling_hours: { start: "00:00", end: "24:00" } });
+    expect(allDay.body.settings.calling_hours).toEqual({ start: "00:00", end: "24:00", days: [1, 3, 5] });
+    const everyDay = await patchSettings(token, { calling_hours: { start: "09:00", end: "17:00", days: [6, 5, 4, 3, 2, 1, 0] } });
+    expect(everyDay.body.settings.calling_hours).toEqual({ start: "09:00", end: "17:00", days: DEFAULTS.calling_hours.days });
+    expect((await readSettings(token)).calling_hours).toEqual(everyDay.body.settings.calling_hours);
+  });
+
+  it("rejects an inactive voice agent as the default with 400", async () => {
+    const { agencyUuid, token } = await setupAgency();
+    const inactive = await insertVoiceAgent(agencyUuid, "Retired", "inactive");
+    const before = await readSettings(token);
+    expectError(await patchSettings(token, { voice: { default_voice_agent_uuid: inactive } }), 400, INACTIVE_AGENT_MESSAGE, "validation_error");
+    expect(await readSettings(token)).toEqual(before);
   });
 
   it("rejects another agency's voice agent and an unknown one with 400", async () => {
@@ -185,14 +209,21 @@ describe("PATCH /settings", () => {
   it.each([
     ["a blank agency name", { agency_name: "  " }, "agency_name must be 1 to 200 characters"],
     ["a 201-character agency name", { agency_name: "a".repeat(201) }, "agency_name must be 1 to 200 characters"],
-    ["calling hours ending before they start", { calling_hours: { start: "18:00", end: "09:00" } }, "calling_hours.start must be before calling_hours.end"],
-    ["calling hours of zero length", { calling_hours: { start: "09:00", end: "09:00" } }, "calling_hours.start must be before calling_hours.end"],
+    ["calling hours of zero length", { calling_hours: { start: "09:00", end: "09:00" } }, HOURS_DIFFER],
     ["calling hours without end", { calling_hours: { start: "09:00" } }, "calling_hours.end is required"],
     ["a time that is not HH:MM", { calling_hours: { start: "9am", end: "20:00" } }, "calling_hours.start must be a time of day HH:MM from 00:00 to 23:59"],
-    ["hour 24", { calling_hours: { start: "09:00", end: "24:00" } }, "calling_hours.end must be a time of day HH:MM from 00:00 to 23:59"],
+    ["a start at 24:00", { calling_hours: { start: "24:00", end: "09:00" } }, "calling_hours.start must be a time of day HH:MM from 00:00 to 23:59"],
+    ["an end at 00:00", { calling_hours: { start: "09:00", end: "00:00" } }, "calling_hours.end must be a time of day HH:MM from 00:01 to 24:00"],
+    ["an end past 24:00", { calling_hours: { start: "09:00", end: "24:30" } }, "calling_hours.end must be a time of day HH:MM from 00:01 to 24:00"],
     ["calling hours that are not an object", { calling_hours: "9-5" }, "calling_hours must be an object with start and end"],
-    ["an unknown key in calling_hours", { calling_hours: { start: "09:00", end: "17:00", days: [1] } }, "Unknown field: days"],
-    ["a 4-minute slot", { booking: { default_slot_minutes: 4 } }, "booking.default_slot_minutes must be a whole number from 5 to 480"],
+    ["no calling days", { calling_hours: { start: "09:00", end: "17:00", days: [] } }, DAYS_MESSAGE],
+    ["weekday 7", { calling_hours: { start: "09:00", end: "17:00", days: [7] } }, DAYS_MESSAGE],
+    ["a repeated weekday", { calling_hours: { start: "09:00", end: "17:00", days: [1, 1] } }, DAYS_MESSAGE],
+    ["days that are not a list", { calling_hours: { start: "09:00", end: "17:00", days: "weekdays" } }, DAYS_MESSAGE],
+    ["an unknown key in calling_hours", { calling_hours: { start: "09:00", end: "17:00", zone: "UTC" } }, "Unknown field: zone"],
+    ["a 4-minute slot", { booking: { default_slot_minutes: 4 } }, SLOT_MESSAGE],
+    ["a slot longer than a calendar's longest", { booking: { default_slot_minutes: 245 } }, SLOT_MESSAGE],
+    ["a slot off the 5-minute steps", { booking: { default_slot_minutes: 32 } }, SLOT_MESSAGE],
     ["a fractional buffer", { booking: { buffer_minutes: 2.5 } }, "booking.buffer_minutes must be a whole number from 0 to 240"],
     ["a negative notice", { booking: { min_notice_minutes: -1 } }, "booking.min_notice_minutes must be a whole number from 0 to 43200"],
     ["a null booking value", { booking: { buffer_minutes: null } }, "booking.buffer_minutes must be a whole number from 0 to 240"],

@@ -1,8 +1,6 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createDb } from "@/db/client";
-import type { Env } from "@/env";
-import type { CallMessage } from "@/jobs/call-message";
 import { queueDelayFor, sendDials } from "@/jobs/enqueue";
 import { simulatedDuration, simulatedProvider } from "@/jobs/providers/simulated";
 import { ProviderError, type DialRequest, type PollRequest } from "@/jobs/providers/types";
@@ -22,7 +20,7 @@ import {
   recordingQueue,
   setupVoiceAgency,
 } from "./helpers/voice-factories";
-import { advanceClock, restoreClock, setClock } from "./helpers/clock";
+import { restoreClock, setClock } from "./helpers/clock";
 import { deliver, dial, poll, runCron } from "./helpers/voice-queue";
 
 const MINUTE = 60_000;
@@ -629,6 +627,31 @@ describe("Vapi adapter against a fake upstream", () => {
     expect((await getWallet(token)).balance_cents).toBe(5000 - 36);
     expect(await ledgerOf(call.call_uuid)).toEqual([{ type: "call_debit", amount_cents: -36, call_id: call.call_uuid }]);
     expect(vapi.requests.filter((r) => r.method === "POST")).toHaveLength(1);
+  });
+
+  it("passes the agency's max_call_minutes and voicemail_behavior to Vapi as assistant overrides", async () => {
+    const { agencyUuid, token } = await setupVoiceAgency();
+    const agent = await createVoiceAgent(agencyUuid, {
+      name: "Vapi Ava",
+      provider_agent_id: "asst_live",
+      phone_numbers: [{ number: "+12125550144", provider_number_id: "pn_live" }],
+    });
+    await patchSettings(token, { voice: { max_call_minutes: 4, voicemail_behavior: "leave_message" } });
+    const call = await queuedCall(token, { voice_agent_uuid: agent.agent_uuid, first_name: "Ada", last_name: "Lovelace" });
+    const vapi = fakeVapi();
+    vi.stubGlobal("fetch", vapi.fetch);
+    const vapiEnv = envWith({ VOICE_PROVIDER: "vapi", VAPI_API_KEY: VAPI_KEY, VAPI_BASE_URL: VAPI_URL, CALL_QUEUE: recordingQueue().queue });
+    await deliver([{ body: dial(call.call_uuid) }], { env: vapiEnv });
+    expect(vapi.requests[0]!.body.assistantOverrides).toEqual({
+      maxDurationSeconds: 240,
+      voicemailDetection: { provider: "vapi" },
+      voicemailMessage: "Hi Ada Lovelace, this is Vapi Ava. Sorry we missed you; please call us back at +12125550144. Thank you!",
+    });
+
+    await patchSettings(token, { voice: { voicemail_behavior: "hang_up" } });
+    const second = await queuedCall(token, { voice_agent_uuid: agent.agent_uuid });
+    await deliver([{ body: dial(second.call_uuid) }], { env: vapiEnv });
+    expect(vapi.requests[1]!.body.assistantOverrides).toEqual({ maxDurationSeconds: 240, voicemailDetection: { provider: "vapi" } });
   });
 
   it("retries a dial while Vapi answers 503, without placing a second call", async () => {

@@ -184,7 +184,7 @@ export async function apiWithEnv(customEnv: Env, method: string, path: string, t
     ctx,
   );
   await waitOnExecutionContext(ctx);
-  return { status: res.status, body: (await res.json()) as any };
+  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
 }
 
 /** Rows of the ledger for one call (read directly: partners see only the balance). */
