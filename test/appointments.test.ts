@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { app } from "@/app";
 import { api, BASE, expectError } from "./helpers/http";
 import { createAgency, createKey, createMember, setupAgency } from "./helpers/factories";
@@ -16,6 +16,8 @@ import {
   openBusinessHours,
   putHours,
   APPOINTMENT_KEYS,
+  setBookingSettings,
+  setClock,
 } from "./helpers/calendar-factories";
 
 const RANDOM_UUID = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
@@ -251,6 +253,10 @@ describe("GET /appointments/{appointment_uuid}", () => {
 });
 
 describe("PATCH /appointments/{appointment_uuid}", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   const patch = (token: string, uuid: string, body: unknown) => api("PATCH", `/appointments/${uuid}`, { token, body });
 
   it("sets and clears notes and title, keeping other fields", async () => {
@@ -338,6 +344,42 @@ describe("PATCH /appointments/{appointment_uuid}", () => {
     const other = await book(token, new Date(Date.parse(nine) + 2 * 60 * 60_000).toISOString());
     expectError(await patch(token, other.appointment_uuid, { start_at: halfPast }), 409, SLOT_TAKEN);
     expect(long.end_at).toBe(new Date(Date.parse(nine) + 2 * HALF_HOUR).toISOString());
+  });
+
+  it("answers 409 for a reschedule sooner than the minimum notice or within the buffer, and moves once the settings allow it", async () => {
+    setClock("2027-03-01T13:00:00.000Z"); // Monday 08:00 in New York (EST, UTC-5)
+    const { token } = await openAgency();
+    const mine = await book(token, "2027-03-01T17:00:00.000Z"); // 12:00 EST
+    await book(token, "2027-03-01T19:00:00.000Z"); // 14:00 EST
+    const move = (startAt: string) => patch(token, mine.appointment_uuid, { start_at: startAt });
+
+    await setBookingSettings(token, { min_notice_minutes: 120 });
+    expectError(await move("2027-03-01T14:30:00.000Z"), 409, SLOT_TAKEN, "conflict"); // 90 minutes away
+    await setBookingSettings(token, { min_notice_minutes: 0, buffer_minutes: 30 });
+    expectError(await move("2027-03-01T18:30:00.000Z"), 409, SLOT_TAKEN, "conflict"); // ends as the other starts
+    expectError(await move("2027-03-01T19:30:00.000Z"), 409, SLOT_TAKEN, "conflict"); // starts as the other ends
+    expect((await getAppointment(token, mine.appointment_uuid)).body.appointment.start_at).toBe("2027-03-01T17:00:00.000Z");
+
+    await setBookingSettings(token, { buffer_minutes: 0 });
+    expect((await move("2027-03-01T18:30:00.000Z")).body.appointment).toMatchObject({
+      start_at: "2027-03-01T18:30:00.000Z",
+      end_at: "2027-03-01T19:00:00.000Z",
+    });
+    await setBookingSettings(token, { min_notice_minutes: 90 });
+    expect((await move("2027-03-01T14:30:00.000Z")).status).toBe(200);
+  });
+
+  it("lets an appointment move by less than the buffer: its own old time does not count", async () => {
+    setClock("2027-03-01T13:00:00.000Z");
+    const { token } = await openAgency();
+    await setBookingSettings(token, { buffer_minutes: 60 });
+    const mine = await book(token, "2027-03-01T17:00:00.000Z");
+    const res = await patch(token, mine.appointment_uuid, { start_at: "2027-03-01T17:30:00.000Z" });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.appointment).toMatchObject({ start_at: "2027-03-01T17:30:00.000Z", end_at: "2027-03-01T18:00:00.000Z" });
+    // Another appointment is still kept an hour away from it.
+    expectError(await api("POST", "/calendar/bookings", { token, body: { start_at: "2027-03-01T18:30:00.000Z", first_name: "A", last_name: "B", email: "ab@example.com" } }), 409, SLOT_TAKEN);
+    expect((await patch(token, mine.appointment_uuid, { start_at: "2027-03-01T17:00:00.000Z" })).status).toBe(200);
   });
 
   it("refuses to reschedule an appointment that is not booked, and any change to a canceled one", async () => {

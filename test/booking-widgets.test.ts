@@ -1,8 +1,19 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { admin, api, call, expectError } from "./helpers/http";
 import { createAgency, createKey, createMember, setupAgency } from "./helpers/factories";
 import { expectAuthRequired, expectRateLimit, expectScopeRequired } from "./helpers/route-checks";
-import { createWidget } from "./helpers/calendar-factories";
+import {
+  WIDGET_MEMBER_REMOVED,
+  bookingBody,
+  book,
+  createWidget,
+  freeStarts,
+  nextWeekday,
+  openBusinessHours,
+  putHours,
+  setBookingSettings,
+  setClock,
+} from "./helpers/calendar-factories";
 
 const RANDOM_UUID = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -117,5 +128,51 @@ describe("GET /booking-widgets", () => {
   it("is rate limited to 60 requests per minute", async () => {
     const { agencyUuid } = await setupAgency();
     await expectRateLimit(agencyUuid, "GET", "/booking-widgets", 60);
+  });
+});
+
+describe("booking through a widget", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("makes the widget of a removed team member inactive at once, and booking through it 409 with nothing written", async () => {
+    const { agencyUuid, token } = await setupAgency();
+    const member = await createMember(agencyUuid);
+    await openBusinessHours(token);
+    await openBusinessHours(token, `?agent_uuid=${member}`);
+    const memberWidget = await createWidget(agencyUuid, { name: "Tour with Dana", agent_uuid: member });
+    const agencyWidget = await createWidget(agencyUuid, { name: "Intro call" });
+    const listed = async () => (await api("GET", "/booking-widgets", { token })).body.booking_widgets;
+    expect(await listed()).toEqual([agencyWidget, memberWidget]);
+    const [slot] = await freeStarts(token, nextWeekday(3));
+
+    expect((await api("DELETE", `/users/${member}`, { token })).status).toBe(200);
+    expect(await listed()).toEqual([agencyWidget, { ...memberWidget, active: false }]);
+    const res = await api("POST", "/calendar/bookings", { token, body: bookingBody(slot, { booking_widget_uuid: memberWidget.booking_widget_uuid }) });
+    expectError(res, 409, WIDGET_MEMBER_REMOVED, "conflict");
+    expect((await api("GET", "/appointments", { token })).body.pagination.total).toBe(0);
+    expect((await api("GET", "/contacts", { token })).body.pagination.total).toBe(0);
+    // The agency's own widget is untouched.
+    expect((await book(token, slot, { booking_widget_uuid: agencyWidget.booking_widget_uuid })).booking_widget_uuid).toBe(
+      agencyWidget.booking_widget_uuid,
+    );
+  });
+
+  it("checks duration_minutes against booking.default_slot_minutes for hours set without slot_minutes", async () => {
+    setClock("2027-03-01T13:00:00.000Z"); // Monday 08:00 in New York
+    const { agencyUuid, token } = await setupAgency();
+    await putHours(token, { timezone: "America/New_York", days: [{ weekday: 2, start: "09:00", end: "17:00" }] });
+    const hourLong = await createWidget(agencyUuid, { duration_minutes: 60 });
+    const body = bookingBody("2027-03-02T15:00:00.000Z", { booking_widget_uuid: hourLong.booking_widget_uuid });
+    expectError(
+      await api("POST", "/calendar/bookings", { token, body }),
+      400,
+      "The booking widget's duration_minutes (60) does not match the calendar's slot_minutes (30)",
+      "validation_error",
+    );
+    await setBookingSettings(token, { default_slot_minutes: 60 });
+    const appointment = await book(token, "2027-03-02T15:00:00.000Z", { booking_widget_uuid: hourLong.booking_widget_uuid });
+    expect(appointment).toMatchObject({ start_at: "2027-03-02T15:00:00.000Z", end_at: "2027-03-02T16:00:00.000Z" });
   });
 });

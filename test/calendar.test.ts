@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
 import { DateTime } from "luxon";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { app } from "@/app";
 import { datesBetween, nextDate } from "@/lib/local-dates";
 import { availableDates, publicSlot, slotStartingAt, slotsOnDate, type WorkingHours } from "@/routes/calendar/slots";
@@ -29,17 +29,25 @@ import {
   today,
   weekdayOf,
   APPOINTMENT_KEYS,
+  setBookingSettings,
+  setClock,
 } from "./helpers/calendar-factories";
 
 const RANDOM_UUID = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const HOURS_KEYS = ["agent_uuid", "timezone", "slot_minutes", "days", "created_at", "updated_at"].sort();
+const HOURS_KEYS = ["agent_uuid", "timezone", "slot_minutes", "slot_minutes_source", "days", "created_at", "updated_at"].sort();
 const SLOT_KEYS = ["start_at", "end_at", "time", "local_start", "local_end"].sort();
 const HALF_HOUR = 30 * 60_000;
 const HOUR = 60 * 60_000;
 const BUSINESS_TIMES = Array.from({ length: 16 }, (_, i) => `${String(9 + Math.floor(i / 2)).padStart(2, "0")}:${i % 2 ? "30" : "00"}`);
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** Booking settings that rule nothing out: no notice, no buffer. */
+const NO_RULES = { min_notice_minutes: 0, buffer_minutes: 0 };
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 /** New York's UTC offset (minutes) at noon on `date`, from the tz database. */
 const newYorkOffset = (date: string) => DateTime.fromISO(`${date}T12:00:00`, { zone: NEW_YORK }).offset;
 /** Wall-clock `HH:MM` on `date` at a fixed UTC offset (minutes), as a UTC ISO string. */
@@ -171,7 +179,7 @@ describe("slot computation in the calendar's timezone", () => {
     const hours: WorkingHours = { timezone: NEW_YORK, slotMinutes: 30, days: WEEKDAYS_9_TO_5 };
     const now = Date.parse("2026-12-01T15:10:00.000Z"); // Tuesday 10:10 in New York
     const busy = [{ start: Date.parse("2026-12-01T16:00:00.000Z"), end: Date.parse("2026-12-01T17:00:00.000Z") }];
-    const dates = availableDates(hours, { from: "2026-11-30", to: "2026-12-06" }, busy, now);
+    const dates = availableDates(hours, { from: "2026-11-30", to: "2026-12-06" }, busy, NO_RULES, now);
     expect(dates.map((d) => d.date)).toEqual(["2026-12-01", "2026-12-02", "2026-12-03", "2026-12-04"]);
     const tuesday = dates[0]!.slots.map((s) => iso(s.start));
     expect(tuesday[0]).toBe("2026-12-01T15:30:00.000Z");
@@ -191,7 +199,7 @@ describe("slot computation in the calendar's timezone", () => {
       { start: at("2026-12-01T09:00"), end: at("2026-12-01T10:00") },
       { start: at("2026-12-02T11:15"), end: at("2026-12-02T13:00") },
     ];
-    const dates = availableDates(hours, { from: "2026-12-01", to: "2026-12-02" }, busy, at("2026-11-30T00:00"));
+    const dates = availableDates(hours, { from: "2026-12-01", to: "2026-12-02" }, busy, NO_RULES, at("2026-11-30T00:00"));
     expect(dates.map((d) => [d.date, d.slots.map((s) => iso(s.start).slice(11, 16))])).toEqual([
       ["2026-12-01", ["10:00", "10:30", "11:30"]],
       ["2026-12-02", ["09:00", "10:00", "10:30"]],
@@ -203,9 +211,27 @@ describe("slot computation in the calendar's timezone", () => {
     expect(nextDate("9999-12-31")).toBe("+010000-01-01");
     expect(datesBetween("2026-12-02", "2026-12-01")).toEqual([]);
     const allDay: WorkingHours = { timezone: "Pacific/Apia", slotMinutes: 60, days: [{ weekday: 5, start: "00:00", end: "24:00" }] };
-    const [last] = availableDates(allDay, { from: "9999-12-31", to: "9999-12-31" }, [], 0);
+    const [last] = availableDates(allDay, { from: "9999-12-31", to: "9999-12-31" }, [], NO_RULES, 0);
     expect(last!.slots).toHaveLength(24);
     expect(publicSlot(last!.slots[23]!).local_end).toBe("+010000-01-01T00:00:00.000+13:00");
+  });
+
+  it("offers only slots with the minimum notice, and none within the buffer of an appointment", () => {
+    const hours: WorkingHours = { timezone: "UTC", slotMinutes: 30, days: [{ weekday: 2, start: "09:00", end: "13:00" }] };
+    const at = (s: string) => Date.parse(`${s}:00.000Z`);
+    const appointment = [{ start: at("2026-12-01T11:00"), end: at("2026-12-01T11:30") }];
+    const starts = (rules: { min_notice_minutes: number; buffer_minutes: number }, now: string) =>
+      availableDates(hours, { from: "2026-12-01", to: "2026-12-01" }, appointment, rules, at(now)).flatMap((d) =>
+        d.slots.map((s) => iso(s.start).slice(11, 16)),
+      );
+    // 90 minutes' notice at 07:45 rules out 09:00 (09:15 is the earliest start); a 20-minute buffer
+    // blocks [10:40, 11:50): 10:30 ends within it, 11:30 starts within it; 10:00 and 12:00 stay free.
+    expect(starts({ min_notice_minutes: 90, buffer_minutes: 20 }, "2026-12-01T07:45")).toEqual(["09:30", "10:00", "12:00", "12:30"]);
+    // A start exactly at the notice boundary is offered; without notice, a slot starting now is not.
+    expect(starts({ min_notice_minutes: 90, buffer_minutes: 0 }, "2026-12-01T07:30")[0]).toBe("09:00");
+    expect(starts(NO_RULES, "2026-12-01T09:00")[0]).toBe("09:30");
+    // A buffer that only touches a slot leaves it free: 10:00-10:30 and 12:00-12:30 at 30 minutes.
+    expect(starts({ min_notice_minutes: 0, buffer_minutes: 30 }, "2026-12-01T00:00")).toEqual(["09:00", "09:30", "10:00", "12:00", "12:30"]);
   });
 
   it("finds a slot by its exact start only", () => {
@@ -248,6 +274,7 @@ describe("PUT /calendar/hours", () => {
       agent_uuid: null,
       timezone: "America/Chicago",
       slot_minutes: 45,
+      slot_minutes_source: "calendar",
       days: [
         { weekday: 1, start: "08:00", end: "12:00" },
         { weekday: 1, start: "13:00", end: "17:00" },
@@ -275,11 +302,11 @@ describe("PUT /calendar/hours", () => {
     expect((await api("GET", "/calendar/hours", { token })).body.hours).toEqual(second);
   });
 
-  it("defaults the timezone to the agency's and the slot to 30 minutes; an empty week closes the calendar", async () => {
+  it("defaults the timezone to the agency's and the slot to booking.default_slot_minutes (30); an empty week closes the calendar", async () => {
     const agencyUuid = await createAgency("Phoenix agency", "America/Phoenix");
     const { token } = await createKey(agencyUuid, { scopes: ["appointments", "calendar"] });
     const hours = await putHours(token, { days: [] });
-    expect(hours).toMatchObject({ timezone: "America/Phoenix", slot_minutes: 30, days: [] });
+    expect(hours).toMatchObject({ timezone: "America/Phoenix", slot_minutes: 30, slot_minutes_source: "settings", days: [] });
     const date = nextWeekday(2);
     expect((await availability(token, date, date)).dates).toEqual([]);
   });
@@ -343,6 +370,17 @@ describe("PUT /calendar/hours", () => {
     const { token } = await setupAgency();
     expectError(await api("PUT", "/calendar/hours", { token, body }), 400, message, "validation_error");
     expectError(await api("GET", "/calendar/hours", { token }), 404);
+  });
+
+  it("checks that each range holds one slot of booking.default_slot_minutes when the body sends no slot_minutes", async () => {
+    const { token } = await setupAgency();
+    await setBookingSettings(token, { default_slot_minutes: 60 });
+    const body = { timezone: NEW_YORK, days: [{ weekday: 1, start: "09:00", end: "12:00" }, { weekday: 2, start: "09:00", end: "09:45" }] };
+    const res = await api("PUT", "/calendar/hours", { token, body });
+    expectError(res, 400, "days.1 is shorter than one slot (60 minutes)", "validation_error");
+    expect(res.body.details).toEqual([{ field: "days.1", message: "days.1 is shorter than one slot (60 minutes)" }]);
+    expectError(await api("GET", "/calendar/hours", { token }), 404);
+    expect(await putHours(token, { ...body, slot_minutes: 45 })).toMatchObject({ slot_minutes: 45, slot_minutes_source: "calendar" });
   });
 
   it("accepts ranges that touch", async () => {
@@ -531,6 +569,8 @@ describe("GET /calendar/availability", () => {
     const { token } = await setupAgency();
     const everyDay = [0, 1, 2, 3, 4, 5, 6].map((weekday) => ({ weekday, start: "00:00", end: "24:00" }));
     await putHours(token, { timezone: "UTC", slot_minutes: 5, days: everyDay });
+    // Without minimum notice, the first slot offered is the first that has not started.
+    await setBookingSettings(token, { min_notice_minutes: 0 });
     const date = today("UTC");
     const t0 = Date.now();
     const av = await availability(token, addDays(date, -1), date);
@@ -561,6 +601,100 @@ describe("GET /calendar/availability", () => {
     const cancel = await api("POST", `/appointments/${appointment.appointment_uuid}/cancel`, { token });
     expect(cancel.status).toBe(200);
     expect(await freeStarts(token, date)).toEqual(before);
+  });
+
+  it("follows booking.default_slot_minutes for hours set without slot_minutes, also after it changes; hours with their own ignore it", async () => {
+    const { agencyUuid, token } = await setupAgency();
+    const member = await createMember(agencyUuid);
+    const tuesday = [{ weekday: 2, start: "09:00", end: "11:00" }];
+    expect(await putHours(token, { timezone: NEW_YORK, days: tuesday })).toMatchObject({ slot_minutes: 30, slot_minutes_source: "settings" });
+    const own = await putHours(token, { timezone: NEW_YORK, slot_minutes: 45, days: tuesday }, `?agent_uuid=${member}`);
+    expect(own).toMatchObject({ slot_minutes: 45, slot_minutes_source: "calendar" });
+    const date = nextWeekday(2);
+    const offered = async (extra = "") => {
+      const av = await availability(token, date, date, extra);
+      return { slot_minutes: av.slot_minutes, times: av.dates[0].slots.map((s: any) => s.time) };
+    };
+    expect(await offered()).toEqual({ slot_minutes: 30, times: ["09:00", "09:30", "10:00", "10:30"] });
+    expect(await offered(`&agent_uuid=${member}`)).toEqual({ slot_minutes: 45, times: ["09:00", "09:45"] });
+
+    await setBookingSettings(token, { default_slot_minutes: 60 });
+    expect(await offered()).toEqual({ slot_minutes: 60, times: ["09:00", "10:00"] });
+    expect((await api("GET", "/calendar/hours", { token })).body.hours).toMatchObject({ slot_minutes: 60, slot_minutes_source: "settings" });
+    expect(await offered(`&agent_uuid=${member}`)).toEqual({ slot_minutes: 45, times: ["09:00", "09:45"] });
+    expect((await api("GET", `/calendar/hours?agent_uuid=${member}`, { token })).body.hours).toEqual(own);
+    // An appointment lasts one slot of the length in force when it is booked.
+    const [nine] = await freeStarts(token, date);
+    expect((await book(token, nine)).end_at).toBe(iso(Date.parse(nine) + HOUR));
+  });
+
+  it("applies booking.min_notice_minutes and booking.buffer_minutes across the March 2027 spring-forward night", async () => {
+    setClock("2027-03-13T12:00:00.000Z"); // Saturday 07:00 in New York (EST)
+    const { token } = await setupAgency();
+    // Sunday 2027-03-14: 02:00 EST becomes 03:00 EDT, so 01:00-04:00 lasts two real hours.
+    await putHours(token, {
+      timezone: NEW_YORK,
+      slot_minutes: 30,
+      days: [
+        { weekday: 0, start: "01:00", end: "04:00" },
+        { weekday: 0, start: "09:00", end: "11:00" },
+      ],
+    });
+    const offered = async () =>
+      (await availability(token, "2027-03-14", "2027-03-14")).dates.flatMap((d: any) => d.slots.map((s: any) => [s.start_at, s.time]));
+    // The default settings (60 minutes' notice, no buffer) rule nothing out this far ahead.
+    expect(await offered()).toEqual([
+      ["2027-03-14T06:00:00.000Z", "01:00"],
+      ["2027-03-14T06:30:00.000Z", "01:30"],
+      ["2027-03-14T07:00:00.000Z", "03:00"],
+      ["2027-03-14T07:30:00.000Z", "03:30"],
+      ["2027-03-14T13:00:00.000Z", "09:00"],
+      ["2027-03-14T13:30:00.000Z", "09:30"],
+      ["2027-03-14T14:00:00.000Z", "10:00"],
+      ["2027-03-14T14:30:00.000Z", "10:30"],
+    ]);
+    await book(token, "2027-03-14T13:30:00.000Z");
+    await setBookingSettings(token, { min_notice_minutes: 420, buffer_minutes: 30 });
+    setClock("2027-03-13T23:30:00.000Z"); // Saturday 18:30 EST: 420 minutes on is 06:30Z, 01:30 EST
+    // 06:00 is too soon; the appointment at 13:30-14:00 blocks 13:00-14:30 with its buffer.
+    expect(await offered()).toEqual([
+      ["2027-03-14T06:30:00.000Z", "01:30"],
+      ["2027-03-14T07:00:00.000Z", "03:00"],
+      ["2027-03-14T07:30:00.000Z", "03:30"],
+      ["2027-03-14T14:30:00.000Z", "10:30"],
+    ]);
+    setClock("2027-03-13T23:31:00.000Z");
+    expect((await offered())[0]).toEqual(["2027-03-14T07:00:00.000Z", "03:00"]);
+    await setBookingSettings(token, { min_notice_minutes: 0, buffer_minutes: 0 });
+    expect((await offered()).map(([at]) => at)).toEqual([
+      "2027-03-14T06:00:00.000Z",
+      "2027-03-14T06:30:00.000Z",
+      "2027-03-14T07:00:00.000Z",
+      "2027-03-14T07:30:00.000Z",
+      "2027-03-14T13:00:00.000Z",
+      "2027-03-14T14:00:00.000Z",
+      "2027-03-14T14:30:00.000Z",
+    ]);
+  });
+
+  it("sees an appointment just before the range when the buffer reaches into it (UTC+14)", async () => {
+    setClock("2027-03-10T12:00:00.000Z");
+    const { token } = await setupAgency();
+    // Saturday 23:00-24:00 and Sunday 00:00-01:00 in Kiritimati (UTC+14, no DST).
+    await putHours(token, {
+      timezone: "Pacific/Kiritimati",
+      slot_minutes: 30,
+      days: [
+        { weekday: 6, start: "23:00", end: "24:00" },
+        { weekday: 0, start: "00:00", end: "01:00" },
+      ],
+    });
+    // Saturday 23:30-24:00 local, which ends exactly at Sunday's first instant.
+    await book(token, "2027-03-13T09:30:00.000Z");
+    const sunday = async () => (await availability(token, "2027-03-14", "2027-03-14")).dates.flatMap((d: any) => d.slots.map((s: any) => s.start_at));
+    expect(await sunday()).toEqual(["2027-03-13T10:00:00.000Z", "2027-03-13T10:30:00.000Z"]);
+    await setBookingSettings(token, { buffer_minutes: 30 });
+    expect(await sunday()).toEqual(["2027-03-13T10:30:00.000Z"]);
   });
 
   it("answers for the first and the last dates YYYY-MM-DD can name", async () => {
@@ -640,8 +774,9 @@ describe("GET /calendar/availability", () => {
     const before = await measured(path, token);
     expect(before.status).toBe(200);
     expect(before.roundTrips).toBe(1);
-    // The calendar's hours and its two appointments (and the index entry where the scan stops).
-    expect(before.rowsRead).toBeLessThanOrEqual(4);
+    // The calendar's hours, the agency (for its booking settings; none stored) and its two
+    // appointments (and the index entry where the scan stops).
+    expect(before.rowsRead).toBeLessThanOrEqual(5);
     const forMember = await measured(`${path}&agent_uuid=${member}`, token);
     expect(forMember.status).toBe(200);
     expect(forMember.body.availability.agent_uuid).toBe(member);
@@ -816,6 +951,62 @@ describe("POST /calendar/bookings", () => {
     const again = await book(token, slot);
     expect(again.start_at).toBe(slot);
     expect(again.appointment_uuid).not.toBe(first.appointment_uuid);
+  });
+
+  it("answers 409 for a slot that breaks each booking setting, and books the same slot once the setting allows it", async () => {
+    setClock("2027-03-01T13:00:00.000Z"); // Monday 08:00 in New York (EST, UTC-5)
+    const { token } = await setupAgency();
+    // Hours without slot_minutes: slots of booking.default_slot_minutes.
+    await putHours(token, { timezone: NEW_YORK, days: WEEKDAYS_9_TO_5 });
+    const refused = async (startAt: string) =>
+      expectError(await api("POST", "/calendar/bookings", { token, body: bookingBody(startAt) }), 409, SLOT_TAKEN, "conflict");
+
+    // Minimum notice: 09:30 EST is 90 minutes away.
+    await setBookingSettings(token, { min_notice_minutes: 120 });
+    await refused("2027-03-01T14:30:00.000Z");
+    await setBookingSettings(token, { min_notice_minutes: 90 });
+    expect((await book(token, "2027-03-01T14:30:00.000Z")).start_at).toBe("2027-03-01T14:30:00.000Z");
+
+    // Buffer: a 15-minute buffer around 13:00-13:30 EST blocks 12:45-13:45.
+    await book(token, "2027-03-01T18:00:00.000Z");
+    await setBookingSettings(token, { buffer_minutes: 15 });
+    await refused("2027-03-01T17:30:00.000Z"); // ends within the buffer before it
+    await refused("2027-03-01T18:30:00.000Z"); // starts within the buffer after it
+    expect((await book(token, "2027-03-01T17:00:00.000Z")).end_at).toBe("2027-03-01T17:30:00.000Z");
+    await setBookingSettings(token, { buffer_minutes: 0 });
+    await book(token, "2027-03-01T17:30:00.000Z");
+    await book(token, "2027-03-01T18:30:00.000Z");
+
+    // Slot length: with 60-minute slots, 15:30 EST is not the start of a slot.
+    await setBookingSettings(token, { default_slot_minutes: 60 });
+    await refused("2027-03-01T20:30:00.000Z");
+    expect((await book(token, "2027-03-01T19:00:00.000Z")).end_at).toBe("2027-03-01T20:00:00.000Z");
+    await setBookingSettings(token, { default_slot_minutes: 30 });
+    expect((await book(token, "2027-03-01T20:30:00.000Z")).end_at).toBe("2027-03-01T21:00:00.000Z");
+
+    // Without notice, a slot is still bookable only before it starts.
+    await setBookingSettings(token, { min_notice_minutes: 0 });
+    setClock("2027-03-01T21:00:00.000Z");
+    await refused("2027-03-01T21:00:00.000Z");
+    await book(token, "2027-03-01T21:30:00.000Z");
+    expect((await api("GET", "/appointments", { token })).body.pagination.total).toBe(8);
+  });
+
+  it("lets exactly one of two concurrent bookings of adjacent slots win when a buffer keeps them apart", async () => {
+    setClock("2027-03-01T13:00:00.000Z");
+    const { token } = await setupAgency();
+    await openBusinessHours(token);
+    await setBookingSettings(token, { buffer_minutes: 10 });
+    // Four pairs of adjacent slots on Tuesday, each pair 90 minutes from the next.
+    const pairs = ["14", "16", "18", "20"].map((hour) => [`2027-03-02T${hour}:00:00.000Z`, `2027-03-02T${hour}:30:00.000Z`]);
+    const results = await Promise.all(pairs.flat().map((startAt) => api("POST", "/calendar/bookings", { token, body: bookingBody(startAt) })));
+    pairs.forEach((_pair, i) => {
+      expect([results[2 * i]!.status, results[2 * i + 1]!.status].sort()).toEqual([201, 409]);
+    });
+    for (const loser of results.filter((r) => r.status === 409)) expectError(loser, 409, SLOT_TAKEN, "conflict");
+    const booked = (await api("GET", "/appointments?status=booked", { token })).body.appointments.map((a: any) => a.start_at);
+    expect(booked).toEqual(results.filter((r) => r.status === 201).map((r) => r.body.appointment.start_at).sort());
+    expect(booked).toHaveLength(4);
   });
 
   it("lets exactly one of 10 concurrent bookings of one slot win", async () => {

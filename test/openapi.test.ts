@@ -308,11 +308,20 @@ describe("the OpenAPI document", () => {
     expect(conflict("POST /contacts/{contact_uuid}/restore").description).toContain("Contact is not deleted");
   });
 
-  it("does not claim the settings preferences are applied by the Voice AI or calendar endpoints", () => {
+  it("says which booking settings each calendar, appointment and booking-widget operation applies", () => {
+    const description = (key: string) => operationsOf(doc).find((o) => o.key === key)!.op.description as string;
+    const allRules = ["booking.min_notice_minutes", "booking.buffer_minutes", "booking.default_slot_minutes", "GET /settings"];
+    for (const key of ["GET /calendar/availability", "POST /calendar/bookings", "PATCH /appointments/{appointment_uuid}"]) {
+      for (const setting of allRules) expect(description(key), key).toContain(setting);
+    }
+    for (const key of ["GET /calendar/hours", "PUT /calendar/hours", "GET /booking-widgets"]) {
+      expect(description(key), key).toContain("booking.default_slot_minutes");
+    }
+    expect(description("GET /booking-widgets")).toContain("team member was removed");
+    expect(description("POST /calendar/bookings")).toContain("This booking widget is inactive: its team member was removed from the agency");
     const schemas = doc.components.schemas;
-    expect(schemas.VoiceDefaults.description).toContain("do not apply them");
-    expect(schemas.BookingDefaults.description).toContain("do not apply them");
-    expect(schemas.VoiceDefaults.properties.default_voice_agent_uuid.description).toContain("Not used by `POST /voice-ai/calls`");
+    expect(schemas.CalendarHours.properties.slot_minutes_source.enum).toEqual(["calendar", "settings"]);
+    expect(schemas.BookingDefaults.description).not.toContain("do not apply them");
   });
 
   it("holds the document to SPEC's full endpoint list and DESIGN's required additions", () => {

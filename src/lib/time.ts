@@ -17,3 +17,10 @@ export function isIanaTimezone(value: string): boolean {
     return false;
   }
 }
+
+// Stored instants are ISO strings compared as text: keep bounds inside the 4-digit years.
+const FIRST_INSTANT = Date.parse("0000-01-01T00:00:00.000Z");
+const LAST_INSTANT = Date.parse("9999-12-31T23:59:59.999Z");
+
+/** `ms` as a stored ISO instant, clamped to years 0000-9999, for comparing with stored instants as text. */
+export const isoWithin = (ms: number) => new Date(Math.min(Math.max(ms, FIRST_INSTANT), LAST_INSTANT)).toISOString();

@@ -1,14 +1,14 @@
 import { DateTime } from "luxon";
-import { expect } from "vitest";
+import { expect, vi } from "vitest";
 import { todayIn } from "@/lib/zoned-time";
 import { admin, api } from "./http";
 
 export const NEW_YORK = "America/New_York";
 export const SLOT_TAKEN = "This time slot is no longer available.";
+export const WIDGET_MEMBER_REMOVED = "This booking widget is inactive: its team member was removed from the agency";
 export const MISCONFIGURED = "Calendar is misconfigured: no working hours are set for this calendar. Set them with PUT /calendar/hours.";
 export const TEAM_MEMBER_ALIASES = ["agent_uuid", "agentUuid", "user_uuid", "user", "agent"] as const;
 
-/** Monday to Friday, 09:00-17:00. */
 /** Every field of an appointment record (DESIGN), sorted for comparing with Object.keys. */
 export const APPOINTMENT_KEYS = [
   "appointment_uuid",
@@ -27,6 +27,7 @@ export const APPOINTMENT_KEYS = [
   "canceled_at",
 ].sort();
 
+/** Monday to Friday, 09:00-17:00. */
 export const WEEKDAYS_9_TO_5 = [1, 2, 3, 4, 5].map((weekday) => ({ weekday, start: "09:00", end: "17:00" }));
 
 const DAY_MS = 86_400_000;
@@ -118,4 +119,24 @@ export function nextDstChange(zone = NEW_YORK) {
     if (before !== after) return { date, before, after };
   }
   throw new Error(`no DST change in ${zone} within 400 days`);
+}
+
+/** Sets the agency's booking settings (any subset of them) through PATCH /settings. */
+export async function setBookingSettings(
+  token: string,
+  booking: Partial<{ default_slot_minutes: number; buffer_minutes: number; min_notice_minutes: number }>,
+) {
+  const res = await api("PATCH", "/settings", { token, body: { booking } });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.settings.booking as { default_slot_minutes: number; buffer_minutes: number; min_notice_minutes: number };
+}
+
+/**
+ * Moves the clock to `instant` for the test and the Worker alike (they share the isolate).
+ * Set it before creating the agency and its key: keys expire and rate limits count by the same
+ * clock. Tests that call it restore real time with `vi.useRealTimers()` in afterEach.
+ */
+export function setClock(instant: string) {
+  if (!vi.isFakeTimers()) vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(new Date(instant));
 }

@@ -5,8 +5,8 @@ import { paginationOf } from "@/lib/pagination";
 import { localRangeToUtc } from "@/lib/date-range";
 import { requestedTeamMember, TEAM_MEMBER_NOT_FOUND } from "@/lib/team-member";
 import { calendarMessages } from "@/routes/calendar/calendar.messages";
-import { getHours, toWorkingHours } from "@/routes/calendar/calendar.repository";
-import { slotStartingAt } from "@/routes/calendar/slots";
+import { readHours, toWorkingHours } from "@/routes/calendar/calendar.repository";
+import { bookableSlot } from "@/routes/calendar/slots";
 import * as repo from "./appointments.repository";
 import type * as routes from "./appointments.routes";
 import { appointmentMessages } from "./appointments.schemas";
@@ -67,12 +67,13 @@ export const updateAppointment: Handler<"updateAppointment"> = async (c) => {
   const patch: repo.AppointmentPatch = { notes: body.notes, title: body.title, status: body.status };
   if (body.start_at !== undefined && Date.parse(body.start_at) !== Date.parse(current.startAt)) {
     if (current.status !== "booked") throw conflict(appointmentMessages.onlyBookedReschedule(current.status));
-    const hours = await getHours(db, agencyId, current.memberId);
+    // One D1 batch: the calendar's hours and the booking settings in force. The calendar is the
+    // appointment's own, even if its team member has since been removed.
+    const { hours, settings } = await readHours(db, agencyId, current.memberId, { checkMember: false });
     if (!hours) throw badRequest(calendarMessages.misconfigured);
-    const slot = slotStartingAt(toWorkingHours(hours), Date.parse(body.start_at));
-    if (!slot || slot.start <= Date.now()) throw conflict(calendarMessages.slotUnavailable);
-    patch.startAt = new Date(slot.start).toISOString();
-    patch.endAt = new Date(slot.end).toISOString();
+    const slot = bookableSlot(toWorkingHours(hours, settings), settings.booking, Date.parse(body.start_at), Date.now());
+    if (!slot) throw conflict(calendarMessages.slotUnavailable);
+    patch.reschedule = { startAt: new Date(slot.start).toISOString(), endAt: new Date(slot.end).toISOString(), rules: settings.booking };
   }
 
   const updated = await repo.updateAppointment(db, agencyId, current, patch);

@@ -1,13 +1,13 @@
-import { and, asc, count, eq, gt, gte, lt, ne, notExists, sql, type SQL } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
+import { and, asc, count, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { agencyTimezone, agencyTimezoneQuery, timezoneOf } from "@/db/agency-timezone";
 import type { Db } from "@/db/client";
 import { appointments, contacts, type AppointmentStatus } from "@/db/schema";
+import { withBuffer, type BookingRules } from "@/lib/booking-rules";
 import { isUniqueViolation } from "@/lib/db-errors";
 import { conflict } from "@/lib/errors";
 import { offsetOf, type Pagination } from "@/lib/pagination";
 import { liveMemberQuery } from "@/lib/team-member";
-import { nowIso } from "@/lib/time";
+import { isoWithin, nowIso } from "@/lib/time";
 import { calendarMessages } from "@/routes/calendar/calendar.messages";
 
 export type AppointmentRow = typeof appointments.$inferSelect;
@@ -93,15 +93,27 @@ export async function readListSetup(db: Db, agencyId: string, memberId: string |
 }
 
 /**
- * A live appointment of the same calendar that overlaps [start, end) but starts at another
- * time. Slots of one calendar only overlap like that after its `slot_minutes` changed; the
- * same start is left to the unique index, which is what settles races for one slot.
+ * A live appointment of the same calendar, other than `exceptId`, that the slot [start, end)
+ * may not be placed next to: one that overlaps the slot widened by the buffer on both sides
+ * (booking.buffer_minutes; see withBuffer). The same start is left to the unique index, which
+ * is what settles races for one slot; overlaps at other starts come from the buffer or from a
+ * calendar whose slot length changed. Run inside the write's own statement, so that of two
+ * concurrent writes the second sees the first (D1 runs statements one at a time).
  */
-const busyOverlapSql = (agencyId: string, calendarKey: string, start: string, end: string, exceptId: string | null): SQL => sql`
+function busyOverlapSql(
+  agencyId: string,
+  calendarKey: string,
+  slot: { startAt: string; endAt: string },
+  rules: BookingRules,
+  exceptId: string | null,
+): SQL {
+  const reach = withBuffer(rules, { start: Date.parse(slot.startAt), end: Date.parse(slot.endAt) });
+  return sql`
   SELECT 1 FROM appointments AS busy
   WHERE busy.agency_id = ${agencyId} AND busy.calendar_key = ${calendarKey} AND busy.status <> 'canceled'
-    AND busy.start_at <> ${start} AND busy.start_at < ${end} AND busy.end_at > ${start}
+    AND busy.start_at <> ${slot.startAt} AND busy.start_at < ${isoWithin(reach.end)} AND busy.end_at > ${isoWithin(reach.start)}
     ${exceptId === null ? sql`` : sql`AND busy.id <> ${exceptId}`}`;
+}
 
 export type NewAppointment = Omit<AppointmentRow, "agencyId" | "status" | "createdAt" | "updatedAt" | "canceledAt">;
 
@@ -109,9 +121,10 @@ export type NewAppointment = Omit<AppointmentRow, "agencyId" | "status" | "creat
  * Books a slot. One INSERT: of two bookings of the same slot the partial unique index
  * `appointments_live_slot_unique` (agency, calendar, start, over live appointments) lets
  * exactly one through, and the loser is the SPEC 409. The NOT EXISTS in the same statement
- * refuses a slot that overlaps a live appointment of another length (see busyOverlapSql).
+ * refuses a slot within the buffer of, or overlapping, another live appointment (see
+ * busyOverlapSql): of two bookings of adjacent slots that the buffer keeps apart, one wins.
  */
-export async function insertAppointment(db: Db, agencyId: string, input: NewAppointment): Promise<AppointmentRow> {
+export async function insertAppointment(db: Db, agencyId: string, input: NewAppointment, rules: BookingRules): Promise<AppointmentRow> {
   const now = nowIso();
   const row: AppointmentRow = { ...input, agencyId, status: "booked", createdAt: now, updatedAt: now, canceledAt: null };
   // Values in the table's column order (drizzle lists every column for INSERT ... SELECT).
@@ -126,7 +139,7 @@ export async function insertAppointment(db: Db, agencyId: string, input: NewAppo
   try {
     inserted = await db
       .insert(appointments)
-      .select(sql`SELECT ${values} WHERE NOT EXISTS (${busyOverlapSql(agencyId, row.calendarKey, row.startAt, row.endAt, null)})`)
+      .select(sql`SELECT ${values} WHERE NOT EXISTS (${busyOverlapSql(agencyId, row.calendarKey, row, rules, null)})`)
       .returning({ id: appointments.id });
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict(calendarMessages.slotUnavailable);
@@ -137,18 +150,19 @@ export async function insertAppointment(db: Db, agencyId: string, input: NewAppo
 }
 
 export interface AppointmentPatch {
-  startAt?: string;
-  endAt?: string;
   notes?: string | null;
   title?: string | null;
   status?: "completed" | "no_show";
+  /** A new slot, placed under the agency's booking rules (its buffer). */
+  reschedule?: { startAt: string; endAt: string; rules: BookingRules };
 }
 
 /**
  * Applies a patch only while the appointment still has the status it was validated against
- * (a concurrent cancel wins cleanly). A new start goes through the same unique index as a
- * booking, so a reschedule onto a taken slot is the SPEC 409. Returns undefined when the
- * status changed or the new time overlaps another appointment.
+ * (a concurrent cancel wins cleanly). A new slot goes through the same unique index and the
+ * same buffer check as a booking, in the UPDATE itself, so a reschedule onto a taken slot or
+ * next to another appointment is the SPEC 409; the appointment's own old time does not count.
+ * Returns undefined when the status changed or the new slot is not free.
  */
 export async function updateAppointment(
   db: Db,
@@ -156,34 +170,17 @@ export async function updateAppointment(
   current: AppointmentRow,
   patch: AppointmentPatch,
 ): Promise<AppointmentRow | undefined> {
-  const busy = alias(appointments, "busy");
-  const moving = patch.startAt !== undefined && patch.endAt !== undefined;
+  const { reschedule, ...fields } = patch;
   const where = and(
     ofAgency(agencyId, current.id),
     eq(appointments.status, current.status),
-    moving
-      ? notExists(
-          db
-            .select({ one: sql`1` })
-            .from(busy)
-            .where(
-              and(
-                eq(busy.agencyId, agencyId),
-                eq(busy.calendarKey, current.calendarKey),
-                ne(busy.status, "canceled"),
-                ne(busy.id, current.id),
-                ne(busy.startAt, patch.startAt!),
-                lt(busy.startAt, patch.endAt!),
-                gt(busy.endAt, patch.startAt!),
-              ),
-            ),
-        )
-      : undefined,
+    reschedule ? sql`NOT EXISTS (${busyOverlapSql(agencyId, current.calendarKey, reschedule, reschedule.rules, current.id)})` : undefined,
   );
+  const slot = reschedule ? { startAt: reschedule.startAt, endAt: reschedule.endAt } : {};
   try {
     return await db
       .update(appointments)
-      .set({ ...patch, updatedAt: nowIso() })
+      .set({ ...fields, ...slot, updatedAt: nowIso() })
       .where(where)
       .returning()
       .get();

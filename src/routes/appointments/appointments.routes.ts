@@ -1,6 +1,6 @@
 import { jsonBody, jsonContent, partnerRoute } from "@/lib/openapi";
 import { messages } from "@/lib/errors";
-import { calendarMessages } from "@/routes/calendar/calendar.messages";
+import { bookingRulesText, calendarMessages } from "@/routes/calendar/calendar.messages";
 import {
   AppointmentListResponse,
   AppointmentParams,
@@ -52,9 +52,12 @@ export const updateAppointment = partnerRoute({
   description:
     "Changes any subset of `start_at`, `notes`, `title` and `status`; fields not sent are kept, and `notes` and " +
     "`title` can be cleared with `null`. A new `start_at` reschedules within the same calendar (to change team " +
-    "member, cancel and book again): it must be the start of a free slot of the calendar's hours that starts in the " +
-    `future, exactly as for a booking, otherwise 409 \`${calendarMessages.slotUnavailable}\`; the appointment keeps ` +
-    "its length of one slot and frees its old slot. Only a `booked` appointment can be rescheduled (409 otherwise). " +
+    "member, cancel and book again): it must be the start of a free slot of the calendar, exactly as for " +
+    "`POST /calendar/bookings` (the calendar's hours, cut into slots of its `slot_minutes` or of the agency's " +
+    `\`booking.default_slot_minutes\`), otherwise 409 \`${calendarMessages.slotUnavailable}\`. ${bookingRulesText} ` +
+    "The appointment's own current time does not count against the buffer, so it can move by less than the buffer. " +
+    "It takes the length of one slot and frees its old slot. Only a `booked` appointment can be rescheduled (409 " +
+    "otherwise). " +
     "`status` can be set to `completed` or `no_show` (and back between the two); to cancel use " +
     "`POST /appointments/{appointment_uuid}/cancel`. A canceled appointment cannot be changed (409).",
   scopes: ["appointments"],
@@ -63,7 +66,12 @@ export const updateAppointment = partnerRoute({
   errorExamples: {
     400: { error: appointmentMessages.status },
     ...notFoundExample,
-    409: { description: "The new slot is not available, or the appointment's status does not allow the change.", error: calendarMessages.slotUnavailable },
+    409: {
+      description:
+        "The new slot is not available (taken, outside the hours, sooner than the minimum notice or within the buffer of " +
+        "another appointment), or the appointment's status does not allow the change.",
+      error: calendarMessages.slotUnavailable,
+    },
   },
   responses: { 200: jsonContent(AppointmentResponse, "The updated appointment.") },
 });

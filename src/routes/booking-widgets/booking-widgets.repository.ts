@@ -1,34 +1,50 @@
-import { and, count, desc, eq, sql } from "drizzle-orm";
+import { and, count, desc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { bookingWidgets } from "@/db/schema";
+import { bookingWidgets, members } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { offsetOf, type Pagination } from "@/lib/pagination";
 import { nowIso } from "@/lib/time";
 
 export type BookingWidgetRow = typeof bookingWidgets.$inferSelect;
 
-export const toPublicBookingWidget = (w: BookingWidgetRow) => ({
+/** A widget with what its activity depends on besides its own flag: whether its team member was removed. */
+export type BookingWidgetRecord = BookingWidgetRow & { memberRemoved: boolean };
+
+/** Only an active widget of a member still in the agency accepts bookings. */
+export const isActive = (w: BookingWidgetRecord) => w.active && !w.memberRemoved;
+
+export const toPublicBookingWidget = (w: BookingWidgetRecord) => ({
   booking_widget_uuid: w.id,
   name: w.name,
   agent_uuid: w.memberId,
   duration_minutes: w.durationMinutes,
-  active: w.active,
+  active: isActive(w),
   created_at: w.createdAt,
 });
 
-export const getBookingWidget = (db: Db, agencyId: string, widgetId: string) =>
+/**
+ * Widgets with their member's removal read through a join at every read, not stored on the
+ * widget, so a widget is inactive from the moment its member is removed (and no removal path
+ * has to remember to update widgets).
+ */
+const withMember = (db: Db) =>
   db
-    .select()
+    .select({
+      ...getTableColumns(bookingWidgets),
+      memberRemoved: sql<boolean>`${members.removedAt} IS NOT NULL`.mapWith(Boolean),
+    })
     .from(bookingWidgets)
+    .leftJoin(members, and(eq(members.id, bookingWidgets.memberId), eq(members.agencyId, bookingWidgets.agencyId)));
+
+export const getBookingWidget = (db: Db, agencyId: string, widgetId: string): Promise<BookingWidgetRecord | undefined> =>
+  withMember(db)
     .where(and(eq(bookingWidgets.id, widgetId.toLowerCase()), eq(bookingWidgets.agencyId, agencyId)))
     .get();
 
 export async function listBookingWidgets(db: Db, agencyId: string, page: Pagination) {
   const where = eq(bookingWidgets.agencyId, agencyId);
   const [rows, totals] = await db.batch([
-    db
-      .select()
-      .from(bookingWidgets)
+    withMember(db)
       .where(where)
       // Newest first; rowid breaks ties between widgets created in the same millisecond.
       .orderBy(desc(bookingWidgets.createdAt), desc(sql`${bookingWidgets}.rowid`))
@@ -39,13 +55,14 @@ export async function listBookingWidgets(db: Db, agencyId: string, page: Paginat
   return { rows, total: totals[0]?.total ?? 0 };
 }
 
+/** Creates an active widget; its member (if any) was just checked to be in the agency. */
 export async function createBookingWidget(
   db: Db,
   agencyId: string,
   input: { name: string; memberId: string | null; durationMinutes: number },
-) {
+): Promise<BookingWidgetRecord> {
   const now = nowIso();
   const row: BookingWidgetRow = { id: newId(), agencyId, ...input, active: true, createdAt: now, updatedAt: now };
   await db.insert(bookingWidgets).values(row);
-  return row;
+  return { ...row, memberRemoved: false };
 }

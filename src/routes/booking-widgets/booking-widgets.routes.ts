@@ -10,9 +10,12 @@ export const listBookingWidgets = partnerRoute({
   description:
     "Lists the agency's booking widgets, newest first, active and inactive. Widgets are set up by the agency in its " +
     "dashboard. Pass a widget's `booking_widget_uuid` to `POST /calendar/bookings` to book through it: the booking " +
-    "goes to the widget's team member's calendar (or the agency calendar), takes the widget's name as its default " +
-    "title, and is refused (400) if the widget is inactive or its `duration_minutes` differs from the calendar's " +
-    "`slot_minutes`. Paginated with `page` and `limit`.",
+    "goes to the widget's team member's calendar (or the agency calendar) and takes the widget's name as its default " +
+    "title. `active` is false for a widget whose team member was removed from the agency (from the moment of the " +
+    "removal) or that the agency turned off; booking through an inactive widget is 409. A booking through a widget " +
+    "whose `duration_minutes` differs from the calendar's slot length in force (its `slot_minutes`, or the agency's " +
+    "`booking.default_slot_minutes` from `GET /settings` for hours set without one) is 400. Paginated with `page` and " +
+    "`limit`.",
   scopes: ["appointments"],
   request: { query: ListBookingWidgetsQuery },
   responses: { 200: jsonContent(BookingWidgetListResponse, "One page of booking widgets.") },

@@ -19,9 +19,13 @@ export const BookingWidget = z
       .nullable()
       .openapi({ description: "The team member whose calendar the widget books; null for the agency calendar." }),
     duration_minutes: z.number().int().openapi({
-      description: "Length of the meeting the widget offers. A booking through the widget needs it to equal the calendar's `slot_minutes`.",
+      description:
+        "Length of the meeting the widget offers. A booking through the widget needs it to equal the calendar's slot " +
+        "length in force (`slot_minutes` of `GET /calendar/hours`).",
     }),
-    active: z.boolean().openapi({ description: "Only an active widget accepts bookings." }),
+    active: z.boolean().openapi({
+      description: "Only an active widget accepts bookings. False once the widget's team member is removed from the agency.",
+    }),
     created_at: z.string(),
   })
   .openapi("BookingWidget", { example: bookingWidgetExample });

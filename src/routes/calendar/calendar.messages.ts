@@ -1,6 +1,6 @@
 /** Messages shared by the calendar, bookings and appointments routes (SPEC's where it gives one). */
 export const calendarMessages = {
-  /** SPEC: a slot outside the hours, in the past or taken. */
+  /** SPEC: a slot outside the hours, in the past or taken, or one the booking settings rule out. */
   slotUnavailable: "This time slot is no longer available.",
   /** SPEC: 400 misconfigured calendar. */
   misconfigured: "Calendar is misconfigured: no working hours are set for this calendar. Set them with PUT /calendar/hours.",
@@ -20,15 +20,25 @@ export const calendarMessages = {
   contactMethodRequired: "phone or email is required",
   contactNotFound: "Contact not found",
   unknownWidget: "Unknown booking_widget_uuid",
-  inactiveWidget: "booking_widget_uuid refers to an inactive booking widget",
+  inactiveWidget: "This booking widget is inactive",
+  widgetMemberRemoved: "This booking widget is inactive: its team member was removed from the agency",
   widgetOtherMember: "booking_widget_uuid books another team member's calendar; name that team member or none",
   widgetDuration: (duration: number, slot: number) =>
     `The booking widget's duration_minutes (${duration}) does not match the calendar's slot_minutes (${slot})`,
 } as const;
 
+/**
+ * OpenAPI text shared by availability, bookings and reschedules: the booking settings they all
+ * obey (src/lib/booking-rules.ts).
+ */
+export const bookingRulesText =
+  "The agency's booking settings (`GET /settings`) apply, as they are at the time of the request: a slot starts " +
+  "at least `booking.min_notice_minutes` from now (and never at or before now), and neither starts nor ends within " +
+  "`booking.buffer_minutes` of another booked, completed or no-show appointment of the same calendar (a slot " +
+  "[s, e) is ruled out by an appointment [a, b) when a - buffer < e and b + buffer > s).";
+
 export const WEEKDAY_NAMES = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"] as const;
 
 export const MIN_SLOT_MINUTES = 5;
 export const MAX_SLOT_MINUTES = 240;
-export const DEFAULT_SLOT_MINUTES = 30;
 export const MAX_DAY_RANGES = 50;

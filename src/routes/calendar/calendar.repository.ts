@@ -1,10 +1,13 @@
 import { and, eq, gt, lt, ne } from "drizzle-orm";
+import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import type { Db } from "@/db/client";
 import { appointments, calendarHours, type WorkingDay } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { liveMemberQuery } from "@/lib/team-member";
-import { nowIso } from "@/lib/time";
+import { isoWithin, nowIso } from "@/lib/time";
 import { calendarKeyOf } from "@/routes/appointments/appointments.repository";
+import { agencySettingsQuery, effectiveSettings, type AgencySettings } from "@/routes/settings/settings.repository";
+import { limits } from "@/routes/settings/settings.schemas";
 import { MAX_SLOT_MINUTES } from "./calendar.messages";
 import type { Slot, WorkingHours } from "./slots";
 
@@ -13,18 +16,22 @@ export type CalendarHoursRow = typeof calendarHours.$inferSelect;
 const sortDays = (days: WorkingDay[]) =>
   [...days].sort((a, b) => a.weekday - b.weekday || a.start.localeCompare(b.start));
 
-export const toPublicHours = (row: CalendarHoursRow) => ({
+/** The slot length in force: the calendar's own, else (stored null) the agency's `booking.default_slot_minutes`. */
+const slotMinutesOf = (row: CalendarHoursRow, settings: AgencySettings) => row.slotMinutes ?? settings.booking.default_slot_minutes;
+
+export const toPublicHours = (row: CalendarHoursRow, settings: AgencySettings) => ({
   agent_uuid: row.memberId,
   timezone: row.timezone,
-  slot_minutes: row.slotMinutes,
+  slot_minutes: slotMinutesOf(row, settings),
+  slot_minutes_source: row.slotMinutes === null ? ("settings" as const) : ("calendar" as const),
   days: sortDays(row.days).map((d) => ({ weekday: d.weekday, start: d.start, end: d.end })),
   created_at: row.createdAt,
   updated_at: row.updatedAt,
 });
 
-export const toWorkingHours = (row: CalendarHoursRow): WorkingHours => ({
+export const toWorkingHours = (row: CalendarHoursRow, settings: AgencySettings): WorkingHours => ({
   timezone: row.timezone,
-  slotMinutes: row.slotMinutes,
+  slotMinutes: slotMinutesOf(row, settings),
   days: row.days,
 });
 
@@ -35,17 +42,43 @@ const hoursQuery = (db: Db, agencyId: string, memberId: string | null) =>
     .from(calendarHours)
     .where(and(eq(calendarHours.agencyId, agencyId), eq(calendarHours.calendarKey, calendarKeyOf(memberId))));
 
-/** The hours of the agency calendar (`memberId` null) or of one team member's calendar. */
-export const getHours = (db: Db, agencyId: string, memberId: string | null) => hoursQuery(db, agencyId, memberId).get();
+/**
+ * `queries` as one D1 batch (one round trip), after the membership check of the team member
+ * when one is named: `memberFound` is true without one.
+ */
+async function batchCheckingMember<T extends [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]>(
+  db: Db,
+  agencyId: string,
+  memberId: string | null,
+  queries: T,
+): Promise<{ memberFound: boolean; results: BatchResponse<T> }> {
+  if (memberId === null) return { memberFound: true, results: await db.batch(queries) };
+  const [member, ...results] = await db.batch([liveMemberQuery(db, agencyId, memberId), ...queries]);
+  return { memberFound: member.length > 0, results: results as BatchResponse<T> };
+}
 
 /**
- * A calendar's hours in one D1 round trip, with the membership check of the team member
- * when one is named. `memberFound` is true without a member.
+ * What setting a calendar's hours needs, in one D1 round trip: the membership check of the
+ * team member when one is named, and the agency's settings in force (its timezone and
+ * default slot length).
  */
-export async function readHours(db: Db, agencyId: string, memberId: string | null) {
-  if (memberId === null) return { memberFound: true, hours: await getHours(db, agencyId, null) };
-  const [member, hours] = await db.batch([liveMemberQuery(db, agencyId, memberId), hoursQuery(db, agencyId, memberId)]);
-  return { memberFound: member.length > 0, hours: hours[0] };
+export async function readHoursSetup(db: Db, agencyId: string, memberId: string | null) {
+  const { memberFound, results } = await batchCheckingMember(db, agencyId, memberId, [agencySettingsQuery(db, agencyId)]);
+  return { memberFound, settings: effectiveSettings(results[0][0]) };
+}
+
+/**
+ * A calendar's hours with the agency's settings in force, in one D1 round trip, with the
+ * membership check of the team member when one is named (`memberFound` is true without one).
+ * `checkMember: false` reads a calendar whose member may since have been removed (an existing
+ * appointment's).
+ */
+export async function readHours(db: Db, agencyId: string, memberId: string | null, { checkMember = true } = {}) {
+  const { memberFound, results } = await batchCheckingMember(db, agencyId, checkMember ? memberId : null, [
+    hoursQuery(db, agencyId, memberId),
+    agencySettingsQuery(db, agencyId),
+  ]);
+  return { memberFound, hours: results[0][0], settings: effectiveSettings(results[1][0]) };
 }
 
 /**
@@ -54,10 +87,12 @@ export async function readHours(db: Db, agencyId: string, memberId: string | nul
  */
 const LONGEST_APPOINTMENT_MS = MAX_SLOT_MINUTES * 60_000;
 
-// Stored instants are ISO strings compared as text: keep bounds inside the 4-digit years.
-const FIRST_INSTANT = Date.parse("0000-01-01T00:00:00.000Z");
-const LAST_INSTANT = Date.parse("9999-12-31T23:59:59.999Z");
-const isoWithin = (ms: number) => new Date(Math.min(Math.max(ms, FIRST_INSTANT), LAST_INSTANT)).toISOString();
+/**
+ * The longest buffer `booking.buffer_minutes` accepts. Availability reads appointments in the
+ * same batch as the settings, before the agency's buffer is known, so it reads this much
+ * around the range: an appointment just outside it can still block a slot inside.
+ */
+const LONGEST_BUFFER_MS = limits.bufferMinutes.max * 60_000;
 
 /**
  * Live appointments of one calendar that may overlap `window`. Both ends bound `start_at`, so
@@ -83,19 +118,20 @@ const busyQuery = (db: Db, agencyId: string, calendarKey: string, window: Slot) 
 
 /**
  * What availability needs, in one D1 round trip (one batch): the membership check of the
- * team member when one is named, the calendar's hours, and the live appointments of the
- * calendar that may overlap `window` (which must cover the calendar's range whatever its
- * timezone, since the hours are read in the same batch). `memberFound` is true without a member.
+ * team member when one is named, the calendar's hours, the agency's settings in force, and
+ * the live appointments of the calendar that may overlap `window` widened by the longest
+ * buffer (`window` must cover the calendar's range whatever its timezone, since the hours are
+ * read in the same batch). `memberFound` is true without a member.
  */
 export async function readAvailability(db: Db, agencyId: string, memberId: string | null, window: Slot) {
-  const hours = hoursQuery(db, agencyId, memberId);
-  const busy = busyQuery(db, agencyId, calendarKeyOf(memberId), window);
-  if (memberId === null) {
-    const [hoursRows, busyRows] = await db.batch([hours, busy]);
-    return { memberFound: true, hours: hoursRows[0], busy: busyRows };
-  }
-  const [member, hoursRows, busyRows] = await db.batch([liveMemberQuery(db, agencyId, memberId), hours, busy]);
-  return { memberFound: member.length > 0, hours: hoursRows[0], busy: busyRows };
+  const reach = { start: window.start - LONGEST_BUFFER_MS, end: window.end + LONGEST_BUFFER_MS };
+  const { memberFound, results } = await batchCheckingMember(db, agencyId, memberId, [
+    hoursQuery(db, agencyId, memberId),
+    agencySettingsQuery(db, agencyId),
+    busyQuery(db, agencyId, calendarKeyOf(memberId), reach),
+  ]);
+  const [hours, settings, busy] = results;
+  return { memberFound, hours: hours[0], settings: effectiveSettings(settings[0]), busy };
 }
 
 /** Replaces a calendar's hours in one statement (upsert on the one-set-per-calendar index). */
@@ -103,7 +139,7 @@ export async function setHours(
   db: Db,
   agencyId: string,
   memberId: string | null,
-  input: { timezone: string; slotMinutes: number; days: WorkingDay[] },
+  input: { timezone: string; slotMinutes: number | null; days: WorkingDay[] },
 ) {
   const now = nowIso();
   const days = sortDays(input.days);

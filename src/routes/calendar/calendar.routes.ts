@@ -2,7 +2,7 @@ import { jsonBody, jsonContent, partnerRoute } from "@/lib/openapi";
 import { messages } from "@/lib/errors";
 import { UNKNOWN_PATH_MESSAGE } from "@/routes/paths/path-lookup";
 import { AppointmentResponse } from "@/routes/appointments/appointments.schemas";
-import { calendarMessages } from "./calendar.messages";
+import { bookingRulesText, calendarMessages } from "./calendar.messages";
 import {
   AvailabilityQuery,
   AvailabilityResponse,
@@ -31,7 +31,11 @@ export const getCalendarHours = partnerRoute({
   operationId: "getCalendarHours",
   tags: ["Calendar"],
   summary: "Get available hours",
-  description: `Returns a calendar's working hours: its timezone, slot length and weekly ranges. ${calendarChoice} A calendar whose hours were never set is 404.`,
+  description:
+    "Returns a calendar's working hours: its timezone, slot length and weekly ranges. `slot_minutes` is the slot " +
+    "length in force: the calendar's own (`slot_minutes_source: calendar`) or, for hours set without one, the " +
+    "agency's `booking.default_slot_minutes` from `GET /settings` (`slot_minutes_source: settings`). " +
+    `${calendarChoice} A calendar whose hours were never set is 404.`,
   scopes: ["appointments"],
   request: { query: CalendarQuery },
   errors: [404],
@@ -51,12 +55,14 @@ export const setCalendarHours = partnerRoute({
   description:
     "Replaces a calendar's working hours as a whole (answers 200 with them, whether they were new or replaced). " +
     `${calendarChoice} \`timezone\` is an IANA name (default: the agency's timezone; UTC offsets are not accepted). ` +
-    "`slot_minutes` is the length of every slot and of every appointment booked into one (5 to 240 in steps of 5, " +
-    "default 30). `days` lists ranges `{ weekday, start, end }` with weekday 0 = Sunday ... 6 = Saturday and " +
-    "`HH:MM` times (`end` may be `24:00`). Each range must start before it ends and be at least one slot long; " +
-    "ranges on one weekday must not overlap. Slots are cut from the start of each range; a remainder shorter than " +
-    `a slot is not offered. ${dstPolicy} Existing appointments are kept when hours change; slots that overlap them ` +
-    "stay unavailable.",
+    "`slot_minutes` is the length of every slot and of every appointment booked into one (5 to 240 in steps of 5); " +
+    "without it the calendar follows the agency's `booking.default_slot_minutes` (`GET /settings`), including later " +
+    "changes of that setting, and the answer's `slot_minutes_source` is `settings` instead of `calendar`. `days` " +
+    "lists ranges `{ weekday, start, end }` with weekday 0 = Sunday ... 6 = Saturday and `HH:MM` times (`end` may " +
+    "be `24:00`). Each range must start before it ends and be at least one slot long (of the default length when " +
+    "no `slot_minutes` is sent); ranges on one weekday must not overlap. Slots are cut from the start of each range; " +
+    `a remainder shorter than a slot is not offered. ${dstPolicy} Existing appointments are kept when hours change; ` +
+    "slots that overlap them (or their `booking.buffer_minutes`) stay unavailable.",
   scopes: ["appointments"],
   request: { query: CalendarQuery, body: jsonBody(SetCalendarHoursBody) },
   errorExamples: { 400: { error: calendarMessages.startBeforeEnd(0) } },
@@ -72,8 +78,9 @@ export const listAvailability = partnerRoute({
   description:
     "Lists the free slots of a calendar per date, from `from` to `to` (local dates in the calendar's timezone, " +
     "YYYY-MM-DD, 1 to 90 days inclusive). Only dates with at least one free slot are listed. A slot is free when it " +
-    "lies in the working hours, starts after the current time (slots of today that already began are not offered) " +
-    `and overlaps no booked, completed or no-show appointment of the calendar. ${calendarChoice} ${dstPolicy} ` +
+    "lies in the working hours and overlaps no booked, completed or no-show appointment of the calendar. Slots are " +
+    "`slot_minutes` long: the calendar's own, or the agency's `booking.default_slot_minutes` for hours set without " +
+    `one. ${bookingRulesText} ${calendarChoice} ${dstPolicy} ` +
     "Each slot carries UTC `start_at`/`end_at` (send `start_at` to book it) and its local wall-clock time. A " +
     `calendar without hours is 400 \`${calendarMessages.misconfigured}\`.`,
   scopes: ["calendar"],
@@ -90,23 +97,32 @@ export const createBooking = partnerRoute({
   summary: "Create booking",
   description:
     "Books one slot and answers 201 with the appointment (status `booked`, lasting one slot of the calendar). " +
-    "`start_at` must be exactly the start of a slot in the calendar's hours that starts in the future and is free " +
-    `(as listed by \`GET /calendar/availability\`); otherwise 409 \`${calendarMessages.slotUnavailable}\`. Of ` +
-    "concurrent bookings of one slot exactly one succeeds; the others get that 409. " +
+    "`start_at` must be exactly the start of a free slot, as `GET /calendar/availability` lists them: in the " +
+    "calendar's hours, cut into slots of its `slot_minutes` (or the agency's `booking.default_slot_minutes` when the " +
+    `hours set none), and allowed by the booking settings. ${bookingRulesText} A slot that breaks any of this is 409 ` +
+    `\`${calendarMessages.slotUnavailable}\`. Of concurrent bookings of one slot, or of slots the buffer keeps ` +
+    "apart, exactly one succeeds; the others get that 409. " +
     `${calendarChoice} ` +
     "The contact is `contact_uuid` (a live contact of your agency, else 400 `Contact not found`), or is found or " +
     "created from `first_name`, `last_name` and `phone` or `email`: a live contact with that email (else that " +
     "phone) is reused unchanged, otherwise a new contact is created (with `path_uuid`). The contact is kept even if " +
     "the slot turns out to be taken. `path_uuid` must be a path of your agency (else 400 " +
-    `\`${UNKNOWN_PATH_MESSAGE}\`). \`booking_widget_uuid\` must be an active widget of your agency; it books its ` +
-    "team member's calendar, gives its name as the default `title`, and its `duration_minutes` must equal the " +
-    "calendar's `slot_minutes`. A calendar without hours is 400 (misconfigured calendar). Send an `Idempotency-Key` " +
+    `\`${UNKNOWN_PATH_MESSAGE}\`). \`booking_widget_uuid\` must be a widget of your agency (else 400); it books ` +
+    "its team member's calendar, gives its name as the default `title`, and its `duration_minutes` must equal the " +
+    "calendar's slot length in force (else 400). An inactive widget is 409: one whose team member was removed from " +
+    `the agency answers \`${calendarMessages.widgetMemberRemoved}\`. A calendar without hours is 400 ` +
+    "(misconfigured calendar). Send an `Idempotency-Key` " +
     "to retry safely: a retry returns the first answer instead of booking twice.",
   scopes: ["calendar"],
   request: { query: CalendarQuery, body: jsonBody(CreateBookingBody) },
   errorExamples: {
     400: { error: calendarMessages.namesRequired },
-    409: { description: "The slot is outside the hours, in the past or taken.", error: calendarMessages.slotUnavailable },
+    409: {
+      description:
+        "The slot is outside the hours, taken, sooner than the minimum notice or within the buffer of another " +
+        "appointment; or the booking widget is inactive",
+      error: calendarMessages.slotUnavailable,
+    },
   },
   responses: { 201: jsonContent(AppointmentResponse, "The booked appointment.") },
 });

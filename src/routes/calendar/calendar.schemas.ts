@@ -4,14 +4,7 @@ import { uuidField } from "@/lib/ids";
 import { phoneField } from "@/lib/phone";
 import { isIanaTimezone } from "@/lib/time";
 import { notesField, startAtField, titleField } from "@/routes/appointments/appointments.schemas";
-import {
-  calendarMessages,
-  DEFAULT_SLOT_MINUTES,
-  MAX_DAY_RANGES,
-  MAX_SLOT_MINUTES,
-  MIN_SLOT_MINUTES,
-  WEEKDAY_NAMES,
-} from "./calendar.messages";
+import { calendarMessages, MAX_DAY_RANGES, MAX_SLOT_MINUTES, MIN_SLOT_MINUTES, WEEKDAY_NAMES } from "./calendar.messages";
 import { minutesOfDay } from "@/lib/local-dates";
 import { teamMemberBodyShape, teamMemberQueryShape } from "./team-member.schemas";
 
@@ -43,6 +36,7 @@ const hoursExample = {
   agent_uuid: null,
   timezone: "America/New_York",
   slot_minutes: 30,
+  slot_minutes_source: "calendar" as const,
   days: [
     { weekday: 1, start: "09:00", end: "12:00" },
     { weekday: 1, start: "13:00", end: "17:00" },
@@ -59,7 +53,16 @@ export const CalendarHours = z
   .object({
     agent_uuid: z.string().nullable().openapi({ description: "The team member whose calendar this is; null for the agency calendar." }),
     timezone: z.string().openapi({ description: "IANA timezone the ranges are wall-clock times in." }),
-    slot_minutes: z.number().int().openapi({ description: "Length of one bookable slot, and of every appointment booked into it." }),
+    slot_minutes: z.number().int().openapi({
+      description:
+        "Length of one bookable slot, and of every appointment booked into it: the calendar's own, or the agency's " +
+        "`booking.default_slot_minutes` (`GET /settings`) when the calendar sets none.",
+    }),
+    slot_minutes_source: z.enum(["calendar", "settings"]).openapi({
+      description:
+        "Where `slot_minutes` comes from: `calendar`, set with these hours; `settings`, the agency's " +
+        "`booking.default_slot_minutes`, followed as it changes.",
+    }),
     days: z.array(WorkingRange).openapi({ description: "Working ranges, sorted by weekday and start." }),
     created_at: z.string(),
     updated_at: z.string(),
@@ -74,8 +77,20 @@ export const CalendarQuery = z.object(teamMemberQueryShape);
 
 type RangeInput = { weekday: number; start: string; end: string };
 
-/** Rules across the ranges: start before end, at least one slot long, no overlap on one weekday. */
-function checkRanges(input: RangeInput[], slotMinutes: number, ctx: z.RefinementCtx) {
+const lengthOf = (range: RangeInput) => minutesOfDay(range.end) - minutesOfDay(range.start);
+
+/**
+ * The ranges shorter than one slot of `slotMinutes`, as validation details: for hours that set
+ * no `slot_minutes`, checked against the agency's default once it is read.
+ */
+export const rangesShorterThanSlot = (days: RangeInput[], slotMinutes: number) =>
+  days.flatMap((range, i) => (lengthOf(range) < slotMinutes ? [{ field: `days.${i}`, message: calendarMessages.shorterThanSlot(i, slotMinutes) }] : []));
+
+/**
+ * Rules across the ranges: start before end, no overlap on one weekday, and at least one slot
+ * long when the body sets the slot length (else see `rangesShorterThanSlot`).
+ */
+function checkRanges(input: RangeInput[], slotMinutes: number | undefined, ctx: z.RefinementCtx) {
   // Ranges with a malformed time already have their own issue; compare only the well-formed ones.
   const wellFormed = (r: RangeInput) => TIME_OF_DAY.test(r.start) && END_TIME_OF_DAY.test(r.end);
   const days = input.map((range) => (wellFormed(range) ? range : null));
@@ -85,7 +100,7 @@ function checkRanges(input: RangeInput[], slotMinutes: number, ctx: z.Refinement
     const end = minutesOfDay(range.end);
     if (start >= end) {
       ctx.addIssue({ code: "custom", path: ["days", i, "end"], message: calendarMessages.startBeforeEnd(i) });
-    } else if (end - start < slotMinutes) {
+    } else if (slotMinutes !== undefined && end - start < slotMinutes) {
       ctx.addIssue({ code: "custom", path: ["days", i], message: calendarMessages.shorterThanSlot(i, slotMinutes) });
     }
   });
@@ -122,7 +137,9 @@ export const SetCalendarHoursBody = z
       .multipleOf(5, { error: calendarMessages.slotMinutes })
       .optional()
       .openapi({
-        description: `Slot length in minutes, ${MIN_SLOT_MINUTES} to ${MAX_SLOT_MINUTES} in steps of 5. Default ${DEFAULT_SLOT_MINUTES}.`,
+        description:
+          `Slot length in minutes, ${MIN_SLOT_MINUTES} to ${MAX_SLOT_MINUTES} in steps of 5. Without it the calendar follows ` +
+          "the agency's `booking.default_slot_minutes` (`GET /settings`), also when that setting changes later.",
         example: 30,
       }),
     days: z
@@ -136,7 +153,7 @@ export const SetCalendarHoursBody = z
       }),
     ...teamMemberBodyShape,
   })
-  .superRefine((body, ctx) => checkRanges(body.days, body.slot_minutes ?? DEFAULT_SLOT_MINUTES, ctx))
+  .superRefine((body, ctx) => checkRanges(body.days, body.slot_minutes, ctx))
   .openapi("SetCalendarHoursRequest", {
     example: {
       timezone: "America/New_York",
@@ -197,7 +214,9 @@ export const Availability = z
   .object({
     agent_uuid: z.string().nullable().openapi({ description: "The team member whose calendar this is; null for the agency calendar." }),
     timezone: z.string().openapi({ description: "The calendar's timezone: dates and local times are in it." }),
-    slot_minutes: z.number().int(),
+    slot_minutes: z.number().int().openapi({
+      description: "Length of every slot: the calendar's own, or the agency's `booking.default_slot_minutes` when it sets none.",
+    }),
     from: z.string(),
     to: z.string(),
     dates: z

@@ -1,9 +1,10 @@
 import { IANAZone } from "luxon";
 import type { WorkingDay } from "@/db/schema";
+import { givesNotice, withBuffer, type BookingRules } from "@/lib/booking-rules";
 import { dateMs, datesBetween, minutesOfDay, nextDate, previousDate, wallClockInstant, weekdayOf } from "@/lib/local-dates";
 import { utcToWallClock } from "@/lib/zoned-time";
 
-/** A calendar's working hours, as stored. */
+/** A calendar's working hours, with the slot length in force (its own, else the agency's default). */
 export interface WorkingHours {
   timezone: string;
   slotMinutes: number;
@@ -70,19 +71,20 @@ export interface AvailableDate {
 }
 
 /**
- * Free slots per local date from `from` to `to`: the working hours' slots that start after
- * `now` and overlap no busy interval (live appointments). Dates without a free slot are left
- * out.
+ * Free slots per local date from `from` to `to`: the working hours' slots that the booking
+ * rules allow at `now`: they start with the minimum notice, and overlap no live appointment of
+ * the calendar widened by the buffer. Dates without a free slot are left out.
  */
 export function availableDates(
   hours: WorkingHours,
   range: { from: string; to: string },
-  busy: readonly Slot[],
+  appointments: readonly Slot[],
+  rules: BookingRules,
   now: number,
 ): AvailableDate[] {
-  // Busy intervals by start; one that starts more than the longest busy length before a slot
-  // cannot reach it, so a pointer moving forward skips them (slots come in time order).
-  const sorted = [...busy].sort((a, b) => a.start - b.start);
+  // Blocked intervals by start; one that starts more than the longest blocked length before a
+  // slot cannot reach it, so a pointer moving forward skips them (slots come in time order).
+  const sorted = appointments.map((a) => withBuffer(rules, a)).sort((a, b) => a.start - b.start);
   const longest = sorted.reduce((max, b) => Math.max(max, b.end - b.start), 0);
   let first = 0;
   const isBusy = (slot: Slot) => {
@@ -92,7 +94,7 @@ export function availableDates(
   };
   const result: AvailableDate[] = [];
   for (const date of datesBetween(range.from, range.to)) {
-    const free = slotsOnDate(hours, date).filter((slot) => slot.start > now && !isBusy(slot));
+    const free = slotsOnDate(hours, date).filter((slot) => givesNotice(rules, slot.start, now) && !isBusy(slot));
     if (free.length > 0) result.push({ date, weekday: weekdayOf(date), slots: free });
   }
   return result;
@@ -111,12 +113,15 @@ export function slotStartingAt(hours: WorkingHours, start: number): ZonedSlot | 
   return null;
 }
 
-/** The UTC interval covering every slot of the local dates `from`..`to` (for busy-time queries). */
-export function rangeBounds(hours: WorkingHours, from: string, to: string): Slot | null {
-  const start = wallClockInstant(from, 0, hours.timezone);
-  // A range may end at 24:00, which a DST gap can push into the next day: one day of margin.
-  const end = wallClockInstant(nextDate(nextDate(to)), 0, hours.timezone);
-  return start === null || end === null ? null : { start, end };
+/**
+ * The slot a booking or a reschedule to `start` may take at `now`: a slot of the hours that
+ * gives the minimum notice. The buffer around other appointments is checked by the write
+ * itself, in the same statement (appointments.repository.ts), so that concurrent bookings
+ * cannot both pass it.
+ */
+export function bookableSlot(hours: WorkingHours, rules: BookingRules, start: number, now: number): ZonedSlot | null {
+  const slot = slotStartingAt(hours, start);
+  return slot && givesNotice(rules, slot.start, now) ? slot : null;
 }
 
 /**
@@ -127,9 +132,10 @@ export function rangeBounds(hours: WorkingHours, from: string, to: string): Slot
 const ANY_ZONE_MARGIN_MS = 14 * 60 * 60_000;
 
 /**
- * An interval that contains `rangeBounds(hours, from, to)` for the hours of any zone, for
- * reading busy times before (in the same batch as) the calendar's hours. Past dates, where
- * history has odder offsets, never offer a slot.
+ * An interval that contains every slot of the local dates `from`..`to` in any zone, for reading
+ * busy times before (in the same batch as) the calendar's hours. A range may end at 24:00, which
+ * a DST gap can push into the next day: one day of margin after `to`. Past dates, where history
+ * has odder offsets, never offer a slot.
  */
 export function rangeBoundsInAnyZone(from: string, to: string): Slot {
   return { start: dateMs(from) - ANY_ZONE_MARGIN_MS, end: dateMs(nextDate(nextDate(to))) + ANY_ZONE_MARGIN_MS };
