@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run dev`: one command from a fresh clone to a running, seeded local API.
-//   1. `.dev.vars` with a random ADMIN_TOKEN (kept when present)
+//   1. `.dev.vars` with a random ADMIN_TOKEN and fast simulated calls (values present are kept)
 //   2. D1 migrations applied to the local database
 //   3. `wrangler dev` started, its output streamed, waited on until it answers
 //   4. a demo agency, team, custom fields, contacts and a `*` key seeded (idempotently)
@@ -10,7 +10,7 @@
 import { createServer } from "node:net";
 import { constants } from "node:os";
 import { relative } from "node:path";
-import { DEV_VARS_PATH, ensureAdminToken } from "./lib/dev-vars.mjs";
+import { DEV_VARS_PATH, ensureDevVars } from "./lib/dev-vars.mjs";
 import { seed } from "./lib/seed.mjs";
 import { spawnWrangler } from "./lib/wrangler.mjs";
 
@@ -103,9 +103,10 @@ function banner({ agency, key, notes }, adminTokenPath) {
 }
 
 async function main() {
-  const { token: adminToken, created } = ensureAdminToken();
+  const { vars, added } = ensureDevVars();
+  const adminToken = vars.ADMIN_TOKEN;
   const adminTokenPath = relative(process.cwd(), DEV_VARS_PATH) || DEV_VARS_PATH;
-  say(created ? `wrote a new ADMIN_TOKEN to ${adminTokenPath}` : `using ADMIN_TOKEN from ${adminTokenPath}`);
+  say(added.length > 0 ? `added ${added.join(", ")} to ${adminTokenPath}` : `using ADMIN_TOKEN from ${adminTokenPath}`);
 
   if (!(await portIsFree(PORT))) {
     warn(`port ${PORT} on ${HOST} is in use (another \`npm run dev\`?). Stop it, or run with PORT=<port>.`);

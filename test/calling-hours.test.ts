@@ -314,7 +314,8 @@ describe("voice settings at the moment of dialing", () => {
       cost_cents: 0,
     });
 
-    await patchSettings(agency.token, { voice: { voicemail_behavior: "leave_message" } });
+    // The message names the agency (its agency_name) and the number to call back.
+    await patchSettings(agency.token, { agency_name: "Acme Realty", voice: { voicemail_behavior: "leave_message" } });
     const dialedAt = Date.now();
     setClock(dialedAt);
     const message = await dialed(agency, { phone: "+14155550004" });
@@ -330,7 +331,9 @@ describe("voice settings at the moment of dialing", () => {
       ended_at: new Date(dialedAt + VOICEMAIL_MESSAGE_SECONDS * 1000).toISOString(),
       cost_cents: 0,
     });
-    expect(done.summary).toContain("left a message");
+    expect(done.summary).toBe(
+      `Ava reached the voicemail of the contact and left a message: "Hi, this is Ava from Acme Realty. Sorry we missed you; please call us back at ${agency.agent.phone_numbers[0]!.number}. Thank you!"`,
+    );
     expect((await api("GET", "/voice-ai/wallet", { token: agency.token })).body.wallet.balance_cents).toBe(5000);
   });
 });

@@ -324,6 +324,29 @@ describe("the OpenAPI document", () => {
     expect(schemas.BookingDefaults.description).not.toContain("do not apply them");
   });
 
+  it("says which settings a Voice AI call obeys, and documents dispatch_at and when a call is held", () => {
+    const operation = (key: string) => operationsOf(doc).find((o) => o.key === key)!.op;
+    const create = operation("POST /voice-ai/calls");
+    for (const setting of ["calling_hours", "calling_timezone", "voice.default_voice_agent_uuid", "voice.max_call_minutes", "voice.voicemail_behavior", "dispatch_at"]) {
+      expect(create.description, setting).toContain(setting);
+    }
+    expect(create.description).toContain("scheduled_at must fall within calling hours 09:00-19:00 America/New_York");
+    expect(create.responses["201"].description).toContain("dispatch_at");
+    const call = doc.components.schemas.VoiceCall;
+    expect(call.properties.dispatch_at).toMatchObject({ type: "string", nullable: true, format: "date-time" });
+    expect(call.properties.status.description).toContain("dispatch_at");
+    for (const key of ["GET /settings", "PATCH /settings"]) {
+      const description = operation(key).description as string;
+      for (const applied of ["POST /voice-ai/calls", "GET /calendar/availability", "POST /calendar/bookings", "PUT /calendar/hours"]) {
+        expect(description, `${key} names ${applied}`).toContain(applied);
+      }
+      expect(description).not.toMatch(/do not apply|not applied|stored only/i);
+    }
+    for (const name of ["CallingHours", "BookingDefaults", "VoiceDefaults"]) {
+      expect(JSON.stringify(doc.components.schemas[name]), name).not.toMatch(/do not apply|not applied|stored only|Not used/i);
+    }
+  });
+
   it("holds the document to SPEC's full endpoint list and DESIGN's required additions", () => {
     expect(documentProblems(doc).filter((p) => p.endsWith("missing from the document"))).toEqual([]);
   });

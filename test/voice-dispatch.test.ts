@@ -473,6 +473,7 @@ function fakeVapi() {
 const dialRequest = (overrides: Partial<DialRequest> = {}): DialRequest => ({
   callId: "c0ffee00-0000-4000-8000-000000000001",
   agencyId: "a9e1c0de-0000-4000-8000-000000000002",
+  agencyName: "Acme Realty",
   phone: "+14155550123",
   contactName: "Ada Lovelace",
   agent: { id: "agent-1", name: "Ava", providerAgentId: "asst_1" },
@@ -645,7 +646,7 @@ describe("Vapi adapter against a fake upstream", () => {
     expect(vapi.requests[0]!.body.assistantOverrides).toEqual({
       maxDurationSeconds: 240,
       voicemailDetection: { provider: "vapi" },
-      voicemailMessage: "Hi Ada Lovelace, this is Vapi Ava. Sorry we missed you; please call us back at +12125550144. Thank you!",
+      voicemailMessage: "Hi Ada Lovelace, this is Vapi Ava from Voice Agency. Sorry we missed you; please call us back at +12125550144. Thank you!",
     });
 
     await patchSettings(token, { voice: { voicemail_behavior: "hang_up" } });

@@ -27,20 +27,30 @@ export function readDevVars(path = DEV_VARS_PATH) {
 }
 
 /**
- * Makes sure `.dev.vars` holds an ADMIN_TOKEN: creates the file with a random one when it
- * is missing, appends one when the file exists without it, and otherwise leaves it alone.
+ * What `npm run dev` needs in `.dev.vars`, each added when missing and never changed once there
+ * (a developer's own values win):
+ * - ADMIN_TOKEN: a random operator token;
+ * - SIMULATED_CALL_SPEED: simulated Voice AI calls last 20 times less, so a demo call ends in
+ *   seconds rather than minutes (its record stays consistent; see src/jobs/providers/simulated.ts).
  */
-export function ensureAdminToken(path = DEV_VARS_PATH) {
-  const token = () => randomBytes(32).toString("base64url");
-  if (!existsSync(path)) {
-    const value = token();
-    writeFileSync(path, `# Local secrets for wrangler dev (git-ignored).\nADMIN_TOKEN=${value}\n`, { mode: 0o600 });
-    return { token: value, created: true };
+const DEV_DEFAULTS = {
+  ADMIN_TOKEN: () => randomBytes(32).toString("base64url"),
+  SIMULATED_CALL_SPEED: () => "20",
+};
+
+/**
+ * Creates `.dev.vars` when it is missing and appends every default it lacks. Returns the
+ * file's values and the names it added.
+ */
+export function ensureDevVars(path = DEV_VARS_PATH) {
+  const text = existsSync(path) ? readFileSync(path, "utf8") : "# Local secrets and settings for wrangler dev (git-ignored).\n";
+  const vars = parseDevVars(text);
+  const added = Object.entries(DEV_DEFAULTS)
+    .filter(([name]) => vars[name] === undefined)
+    .map(([name, make]) => [name, make()]);
+  if (added.length > 0 || !existsSync(path)) {
+    const lines = added.map(([name, value]) => `${name}=${value}\n`).join("");
+    writeFileSync(path, `${text}${text === "" || text.endsWith("\n") ? "" : "\n"}${lines}`, { mode: 0o600 });
   }
-  const text = readFileSync(path, "utf8");
-  const existing = parseDevVars(text).ADMIN_TOKEN;
-  if (existing) return { token: existing, created: false };
-  const value = token();
-  writeFileSync(path, `${text}${text === "" || text.endsWith("\n") ? "" : "\n"}ADMIN_TOKEN=${value}\n`);
-  return { token: value, created: true };
+  return { vars: { ...vars, ...Object.fromEntries(added) }, added: added.map(([name]) => name) };
 }

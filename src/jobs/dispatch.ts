@@ -1,6 +1,6 @@
 import { and, eq, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { voiceAgents, voiceCalls, voicePhoneNumbers } from "@/db/schema";
+import { agencies, voiceAgents, voiceCalls, voicePhoneNumbers } from "@/db/schema";
 import { openingAtOrAfter } from "@/lib/calling-window";
 import type { Logger } from "@/lib/logger";
 import { agencySettingsQuery, callingWindowOf, effectiveSettings, type AgencySettings } from "@/routes/settings/settings.repository";
@@ -141,10 +141,17 @@ const dialContextQueries = (db: Db, callId: string) =>
   ] as const;
 
 /** What the provider is told about a claimed call: who, from where, and the voice settings recorded at the claim. */
-function dialRequestOf(call: VoiceCallRow, agent: VoiceAgentRow | undefined, number: VoicePhoneNumberRow | undefined, now: string): DialRequest {
+function dialRequestOf(
+  call: VoiceCallRow,
+  agencyName: string | null,
+  agent: VoiceAgentRow | undefined,
+  number: VoicePhoneNumberRow | undefined,
+  now: string,
+): DialRequest {
   return {
     callId: call.id,
     agencyId: call.agencyId,
+    agencyName,
     phone: call.phone,
     contactName: call.contactName,
     agent: agent
@@ -194,7 +201,7 @@ export async function dialCall(deps: DispatchDeps, callId: string): Promise<Disp
 
   let state;
   try {
-    state = await provider.startCall(dialRequestOf(call, agent, numbers[0], now));
+    state = await provider.startCall(dialRequestOf(call, settingsRows[0]?.name ?? null, agent, numbers[0], now));
   } catch (error) {
     const retryable = !(error instanceof ProviderError) || error.retryable;
     logger.warn("voice call dial failed", { call_id: call.id, attempt: call.attempts, retryable, error: (error as Error).message });
@@ -231,12 +238,17 @@ async function recordState(deps: DispatchDeps, call: VoiceCallRow, state: Provid
 export async function pollCall(deps: DispatchDeps, callId: string): Promise<DispatchResult> {
   const { db, provider, logger } = deps;
   const now = iso(deps.now ?? Date.now());
-  const [calls, agents, numbers] = await db.batch([db.select().from(voiceCalls).where(eq(voiceCalls.id, callId)), ...dialContextQueries(db, callId)]);
+  const [calls, agencyRows, agents, numbers] = await db.batch([
+    db.select().from(voiceCalls).where(eq(voiceCalls.id, callId)),
+    db.select({ name: agencies.name }).from(agencies).where(eq(agencies.id, ofCall(callId, voiceCalls.agencyId))),
+    ...dialContextQueries(db, callId),
+  ]);
   const call = calls[0];
   if (!call || call.status !== "in-progress" || !call.providerCallId || !call.startedAt) return { action: "ack", outcome: "not-in-progress" };
   let state;
   try {
-    state = await provider.getCall({ ...dialRequestOf(call, agents[0], numbers[0], now), providerCallId: call.providerCallId, startedAt: call.startedAt });
+    const request = dialRequestOf(call, agencyRows[0]?.name ?? null, agents[0], numbers[0], now);
+    state = await provider.getCall({ ...request, providerCallId: call.providerCallId, startedAt: call.startedAt });
   } catch (error) {
     const retryable = !(error instanceof ProviderError) || error.retryable;
     logger.warn("voice call poll failed", { call_id: call.id, retryable, error: (error as Error).message });

@@ -1,3 +1,4 @@
+import { voicemailMessageFor } from "./voicemail";
 import { ProviderError, type CallOutcome, type DialRequest, type PollRequest, type ProviderCallState, type VoiceProvider } from "./types";
 
 /**
@@ -38,7 +39,7 @@ function hash(text: string): number {
 export const simulatedDuration = (callId: string) => 35 + (hash(callId) % 266);
 
 const suffixOf = (request: DialRequest) => request.phone.slice(-4);
-const who = (request: DialRequest) => request.contactName ?? "The contact";
+const who = (request: DialRequest, startsSentence = false) => request.contactName ?? (startsSentence ? "The contact" : "the contact");
 
 /** A call that ends the moment it is dialed, never connected. */
 const endedAtDial = (request: DialRequest, endedReason: string): CallOutcome => ({
@@ -67,7 +68,7 @@ function conversationOf(request: DialRequest, speed: number): Conversation | nul
       seconds: scaled(VOICEMAIL_MESSAGE_SECONDS),
       status: "failed",
       endedReason: "voicemail",
-      summary: () => `${request.agent.name} reached the voicemail of ${who(request)} and left a message asking them to call back.`,
+      summary: () => `${request.agent.name} reached the voicemail of ${who(request)} and left a message: "${voicemailMessageFor(request)}"`,
     };
   }
   if (suffixOf(request) in SIMULATED_FAILURES) return null;
@@ -81,7 +82,7 @@ function conversationOf(request: DialRequest, speed: number): Conversation | nul
       const minutes = Math.max(1, Math.round(seconds / 60));
       const ending = capped ? "the agent ended the call at the maximum call length" : "the contact ended the call";
       return (
-        `${request.agent.name} reached ${who(request)} at ${request.phone}. ${who(request)} confirmed interest, asked about next ` +
+        `${request.agent.name} reached ${who(request)} at ${request.phone}. ${who(request, true)} confirmed interest, asked about next ` +
         `steps and agreed to a follow-up; ${ending} after about ${minutes} minute${minutes === 1 ? "" : "s"}.`
       );
     },

@@ -6,6 +6,8 @@
 export interface DialRequest {
   callId: string;
   agencyId: string;
+  /** The agency's `agency_name`, which the agent gives in a voicemail message. */
+  agencyName: string | null;
   /** Destination in E.164. */
   phone: string;
   contactName: string | null;

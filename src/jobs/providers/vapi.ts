@@ -1,5 +1,6 @@
 import { ProviderError, type CallOutcome, type DialRequest, type PollRequest, type ProviderCallState, type VoiceProvider } from "./types";
 import { POLL_INTERVAL_SECONDS } from "@/jobs/call-message";
+import { voicemailMessageFor } from "./voicemail";
 
 /**
  * Vapi's call API (https://docs.vapi.ai/api-reference/calls/create):
@@ -78,13 +79,6 @@ export function vapiCallState(call: VapiCall, now: string): ProviderCallState {
     summary: text(call.analysis?.summary) ?? text(call.summary),
   };
   return { state: "ended", providerCallId, outcome };
-}
-
-/** What the agent says to a voicemail box when the agency chose `leave_message`. */
-export function voicemailMessageFor(req: DialRequest): string {
-  const greeting = req.contactName ? `Hi ${req.contactName}, this` : "Hi, this";
-  const callBack = req.fromNumber ? ` at ${req.fromNumber.number}` : "";
-  return `${greeting} is ${req.agent.name}. Sorry we missed you; please call us back${callBack}. Thank you!`;
 }
 
 export function createVapiProvider(config: VapiConfig): VoiceProvider {

@@ -149,7 +149,9 @@ const VoiceDefaults = z
 
 export const Settings = z
   .object({
-    agency_name: z.string().openapi({ description: "The agency's display name." }),
+    agency_name: z.string().openapi({
+      description: "The agency's display name; Voice AI agents give it when they leave a voicemail message (`voice.voicemail_behavior`).",
+    }),
     calling_timezone: z
       .string()
       .openapi({
