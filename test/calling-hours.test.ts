@@ -169,15 +169,43 @@ describe("calling hours at the moment of dialing", () => {
     expect((await getCall(agency.token, call.call_uuid)).status).toBe("in-progress");
   });
 
-  it("holds a call again when the hours changed while it waited for its opening", async () => {
+  it("moves calls waiting for their opening when the hours change: later for narrower hours, at once for wider ones", async () => {
     const { agency, create, customEnv, mine } = await agencyAt("2026-12-02T05:52:00.000Z", OFFICE);
     const call = await created(create);
-    expect(call.dispatch_at).toBe("2026-12-02T14:00:00.000Z");
-    await patchSettings(agency.token, { calling_hours: { start: "11:00", end: "17:00" } });
+    const delayed = await created(create, { delay_seconds: 3600 });
+    expect([call.dispatch_at, delayed.dispatch_at]).toEqual(["2026-12-02T14:00:00.000Z", "2026-12-02T14:00:00.000Z"]);
     const startCall = vi.spyOn(simulatedProvider, "startCall");
 
+    await patchSettings(agency.token, { calling_hours: { start: "11:00", end: "17:00" } });
+    for (const c of [call, delayed]) {
+      expect(await getCall(agency.token, c.call_uuid)).toMatchObject({ status: "scheduled", dispatch_at: "2026-12-02T16:00:00.000Z" });
+    }
+    await runCron(at("2026-12-02T13:59:30.000Z"), customEnv);
+    expect(mine(call.call_uuid)).toEqual([]);
+
+    // Still before the new opening, the agency opens all night: both go out now (the
+    // delayed one at its own due time, 06:52Z), with the next cron run.
+    setClock("2026-12-02T06:10:00.000Z");
+    await patchSettings(agency.token, { calling_hours: { start: "00:00", end: "24:00" } });
+    expect(await getCall(agency.token, call.call_uuid)).toMatchObject({ status: "scheduled", dispatch_at: "2026-12-02T06:10:00.000Z" });
+    expect(await getCall(agency.token, delayed.call_uuid)).toMatchObject({ status: "scheduled", dispatch_at: "2026-12-02T06:52:00.000Z" });
+    await runCron(at("2026-12-02T06:10:00.000Z"), customEnv);
+    expect(mine(call.call_uuid)).toEqual([{ body: dial(call.call_uuid), delaySeconds: 0 }]);
+    expect(mine(delayed.call_uuid)).toEqual([]);
+    await deliver([{ body: dial(call.call_uuid) }]);
+    expect(startCall).toHaveBeenCalledTimes(1);
+    expect(await getCall(agency.token, call.call_uuid)).toMatchObject({ status: "in-progress", dispatch_at: null });
+  });
+
+  it("holds a held call again at dial time when the hours changed after the cron queued it", async () => {
+    const { agency, create, customEnv, mine } = await agencyAt("2026-12-02T05:52:00.000Z", OFFICE);
+    const call = await created(create);
     await runCron(at("2026-12-02T13:59:30.000Z"), customEnv);
     expect(mine(call.call_uuid)).toHaveLength(1);
+    expect((await getCall(agency.token, call.call_uuid)).status).toBe("queued");
+    // Queued calls are not moved by the change; the consumer checks the window when it dials.
+    await patchSettings(agency.token, { calling_hours: { start: "11:00", end: "17:00" } });
+    const startCall = vi.spyOn(simulatedProvider, "startCall");
     setClock("2026-12-02T14:00:00.000Z");
     await deliver([{ body: dial(call.call_uuid) }]);
     expect(startCall).not.toHaveBeenCalled();

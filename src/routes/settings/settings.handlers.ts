@@ -1,6 +1,8 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { badRequest, notFound } from "@/lib/errors";
+import { rehold } from "@/routes/voice-ai/call-schedule";
+import * as calls from "@/routes/voice-ai/calls.repository";
 import * as repo from "./settings.repository";
 import type * as routes from "./settings.routes";
 import { settingsMessages } from "./settings.schemas";
@@ -27,5 +29,11 @@ export const updateSettings: Handler<"updateSettings"> = async (c) => {
     if (status !== "active") throw badRequest(settingsMessages.inactiveVoiceAgent);
   }
   await repo.updateSettings(db, agencyId, body);
-  return c.json({ success: true as const, settings: await currentSettings(c) }, 200);
+  const settings = await currentSettings(c);
+  if (body.calling_hours !== undefined || body.calling_timezone !== undefined) {
+    // Calls waiting for the old hours follow the new ones (to an earlier or a later opening).
+    const window = { timezone: settings.calling_timezone, ...settings.calling_hours };
+    await calls.moveHeldCalls(db, agencyId, rehold(await calls.heldCalls(db, agencyId), window, Date.now()));
+  }
+  return c.json({ success: true as const, settings }, 200);
 };

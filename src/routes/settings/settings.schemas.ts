@@ -62,9 +62,9 @@ const requiredTime = (name: "start" | "end", message: string) =>
 
 const CALLING_HOURS_APPLY =
   "`POST /voice-ai/calls` dials only inside this window: a call due outside it is accepted and held until the next " +
-  "opening (status `scheduled`, with `dispatch_at`), and an explicit `scheduled_at` outside it is 400. A call is checked " +
-  "again when it is dialed (so a change applies to calls already waiting), and a retry after a failed dial waits for " +
-  "the window too.";
+  "opening (status `scheduled`, with `dispatch_at`), and an explicit `scheduled_at` outside it is 400. Changing the " +
+  "window (or the timezone) moves calls held for it to the new next opening, and every call is checked again when it " +
+  "is dialed; a retry after a failed dial waits for the window too.";
 
 const weekdays = z
   .array(z.number({ error: settingsMessages.days }).int(settingsMessages.days).min(0, settingsMessages.days).max(6, settingsMessages.days), {

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNotNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { voiceCalls, type CallStatus } from "@/db/schema";
 import { newId } from "@/lib/ids";
@@ -127,3 +127,36 @@ export const cancelCall = (db: Db, agencyId: string, callId: string) =>
     .where(and(ofAgency(agencyId, callId), inArray(voiceCalls.status, ["scheduled", "queued"])))
     .returning()
     .get();
+
+/** The agency's calls held for its calling hours (`scheduled` with a `dispatch_at`), and when each was due before. */
+export const heldCalls = (db: Db, agencyId: string) =>
+  db
+    .select({ id: voiceCalls.id, scheduledAt: voiceCalls.scheduledAt, createdAt: voiceCalls.createdAt })
+    .from(voiceCalls)
+    .where(and(eq(voiceCalls.agencyId, agencyId), eq(voiceCalls.status, "scheduled"), isNotNull(voiceCalls.dispatchAt)));
+
+/**
+ * Moves held calls to a new opening, in one batch. Conditional on their still being held, so a
+ * call the cron promoted (or a partner canceled) in the meantime is left alone.
+ */
+export async function moveHeldCalls(db: Db, agencyId: string, moves: { dispatchAt: string; ids: string[] }[]) {
+  const now = nowIso();
+  // D1 binds at most 100 parameters per statement.
+  const statements = moves.flatMap(({ dispatchAt, ids }) =>
+    Array.from({ length: Math.ceil(ids.length / 90) }, (_, i) =>
+      db
+        .update(voiceCalls)
+        .set({ dueAt: dispatchAt, dispatchAt, enqueuedAt: null, updatedAt: now })
+        .where(
+          and(
+            eq(voiceCalls.agencyId, agencyId),
+            eq(voiceCalls.status, "scheduled"),
+            isNotNull(voiceCalls.dispatchAt),
+            inArray(voiceCalls.id, ids.slice(i * 90, (i + 1) * 90)),
+          ),
+        ),
+    ),
+  );
+  const [first, ...rest] = statements;
+  if (first) await db.batch([first, ...rest]);
+}

@@ -92,8 +92,9 @@ export const createVoiceCall = partnerRoute({
       "and `calling_hours`, by default 09:00-20:00 every day). A `scheduled_at` outside them is 400 " +
       "(`scheduled_at must fall within calling hours 09:00-19:00 America/New_York`). A call placed at once or with " +
       "`delay_seconds` that falls due outside them is accepted and held: 201 with status `scheduled` and `dispatch_at` " +
-      "set to the next opening, when it is dialed. The hours are checked again at the moment of dialing, so a change " +
-      "of settings also moves calls already waiting, and a retry after a failed dial waits for them too.",
+      "set to the next opening, when it is dialed. When the hours change, held calls move to the new hours' next " +
+      "opening (earlier or later); every call is checked again at the moment of dialing, and a retry after a failed " +
+      "dial waits for the hours too.",
     "**Voice settings.** The call is capped at the agency's `voice.max_call_minutes` (the agent hangs up then, " +
       "`ended_reason` `exceeded-max-duration`), and on reaching voicemail the agent follows `voice.voicemail_behavior` " +
       "(`hang_up` or `leave_message`; the call ends `failed`, `voicemail`, uncharged). Both are read when the call is dialed.",
