@@ -134,6 +134,22 @@ describe("calls and the agency's calling hours", () => {
     );
   });
 
+  it("reads the window in the calling timezone: changing it holds calls that are now at night there", async () => {
+    // 10:00 in New York is midnight in Tokyo (UTC+9, no DST).
+    const { agency, create } = await agencyAt("2026-12-02T15:00:00.000Z", OFFICE);
+    const waiting = await created(create, { delay_seconds: 7200 });
+    expect(waiting).toMatchObject({ status: "queued", dispatch_at: null });
+    const scheduled = await created(create, { scheduled_at: "2026-12-02T18:00" });
+    await patchSettings(agency.token, { calling_timezone: "Asia/Tokyo" });
+    // 09:00 in Tokyo on 2026-12-03 is 00:00Z.
+    expect(await created(create)).toMatchObject({ status: "scheduled", dispatch_at: "2026-12-03T00:00:00.000Z" });
+    expectError(await create({ scheduled_at: "2026-12-03T08:00" }), 400, `${OUTSIDE} 09:00-19:00 Asia/Tokyo`);
+    expect(await created(create, { scheduled_at: "2026-12-03T09:00" })).toMatchObject({ scheduled_at: "2026-12-03T00:00:00.000Z" });
+    // Queued calls are checked when they are dialed (see below), not moved.
+    expect((await getCall(agency.token, waiting.call_uuid)).status).toBe("queued");
+    expect((await getCall(agency.token, scheduled.call_uuid)).status).toBe("queued");
+  });
+
   it("opens at 09:00 local on the spring-forward day (13:00Z, not 14:00Z)", async () => {
     // Sunday 2027-03-14, 00:00 EST; clocks jump at 02:00.
     const { create } = await agencyAt("2027-03-14T05:00:00.000Z", OFFICE);
