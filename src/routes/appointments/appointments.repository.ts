@@ -8,7 +8,7 @@ import { conflict } from "@/lib/errors";
 import { offsetOf, type Pagination } from "@/lib/pagination";
 import { liveMemberQuery } from "@/lib/team-member";
 import { isoWithin, nowIso } from "@/lib/time";
-import { calendarMessages } from "@/routes/calendar/calendar.messages";
+import { calendarMessages, LONGEST_APPOINTMENT_MS } from "@/routes/calendar/calendar.messages";
 
 export type AppointmentRow = typeof appointments.$inferSelect;
 export interface AppointmentRecord {
@@ -112,6 +112,7 @@ function busyOverlapSql(
   SELECT 1 FROM appointments AS busy
   WHERE busy.agency_id = ${agencyId} AND busy.calendar_key = ${calendarKey} AND busy.status <> 'canceled'
     AND busy.start_at <> ${slot.startAt} AND busy.start_at < ${isoWithin(reach.end)} AND busy.end_at > ${isoWithin(reach.start)}
+    AND busy.start_at > ${isoWithin(reach.start - LONGEST_APPOINTMENT_MS)}
     ${exceptId === null ? sql`` : sql`AND busy.id <> ${exceptId}`}`;
 }
 

@@ -41,4 +41,10 @@ export const WEEKDAY_NAMES = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thurs
 
 export const MIN_SLOT_MINUTES = 5;
 export const MAX_SLOT_MINUTES = 240;
+/**
+ * Every appointment is one slot of its calendar, so none is longer than this: one that ends
+ * after an instant started less than this before it. Overlap checks use it as the lower bound
+ * of their index range on `start_at`, so they read a few entries, not the calendar's history.
+ */
+export const LONGEST_APPOINTMENT_MS = MAX_SLOT_MINUTES * 60_000;
 export const MAX_DAY_RANGES = 50;

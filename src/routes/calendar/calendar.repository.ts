@@ -8,7 +8,7 @@ import { isoWithin, nowIso } from "@/lib/time";
 import { calendarKeyOf } from "@/routes/appointments/appointments.repository";
 import { agencySettingsQuery, effectiveSettings, type AgencySettings } from "@/routes/settings/settings.repository";
 import { limits } from "@/routes/settings/settings.schemas";
-import { MAX_SLOT_MINUTES } from "./calendar.messages";
+import { LONGEST_APPOINTMENT_MS } from "./calendar.messages";
 import type { Slot, WorkingHours } from "./slots";
 
 export type CalendarHoursRow = typeof calendarHours.$inferSelect;
@@ -80,12 +80,6 @@ export async function readHours(db: Db, agencyId: string, memberId: string | nul
   ]);
   return { memberFound, hours: results[0][0], settings: effectiveSettings(results[1][0]) };
 }
-
-/**
- * Every appointment is one slot of its calendar, and a slot is at most MAX_SLOT_MINUTES long:
- * an appointment that ends after `from` started less than this before it.
- */
-const LONGEST_APPOINTMENT_MS = MAX_SLOT_MINUTES * 60_000;
 
 /**
  * The longest buffer `booking.buffer_minutes` accepts. Availability reads appointments in the
