@@ -16,6 +16,7 @@ import { settingsRouter } from "@/routes/settings/settings.index";
 import { appointmentsRouter } from "@/routes/appointments/appointments.index";
 import { bookingWidgetsRouter } from "@/routes/booking-widgets/booking-widgets.index";
 import { calendarRouter } from "@/routes/calendar/calendar.index";
+import { eventsRouter } from "@/routes/events/events.index";
 
 export const API_BASE = "/api/v2";
 
@@ -40,6 +41,7 @@ export function buildPartnerApi() {
   api.route("/", usersRouter);
   api.route("/", settingsRouter);
   api.route("/", voiceAiRouter);
+  api.route("/", eventsRouter);
 
   let document: ReturnType<typeof api.getOpenAPIDocument> | undefined;
   const openApiDocument = () =>
@@ -70,6 +72,18 @@ export function buildPartnerApi() {
         { name: "Users", description: "Agency team members, invites and roles." },
         { name: "Settings", description: "Curated agency settings: name, calling timezone and hours, booking and voice defaults. Never secrets." },
         { name: "Voice AI", description: "Voice AI agents, outbound calls (placed now, after a delay or at a scheduled time), cancel, and the wallet that pays for them." },
+        {
+          name: "Events",
+          description:
+            "Every change of a contact, appointment, call, message, lead order, path, custom field or team member writes " +
+            "an event in the same transaction as the change, kept 30 days. Event types: " +
+            "`contact.created|updated|deleted|restored`, `appointment.booked|updated|canceled`, " +
+            "`call.scheduled|started|completed|failed|canceled`, `message.received|sent|note_added|read|unread`, " +
+            "`lead_order.created|updated|paused|resumed|canceled`, `path.created|updated|published|deleted`, " +
+            "`field.created|updated|archived`, `user.created|invited|role_changed|removed`, and `ping` (a test send). " +
+            "Each event's `data.object` is the changed record exactly as its own route returns it; the `Event` schema " +
+            "lists the object of each type.",
+        },
         { name: "Meta", description: "This document." },
       ],
     })));

@@ -1,5 +1,6 @@
 import type { AccessGate } from "@/durable-objects/access-gate";
 import type { CallMessage } from "@/jobs/call-message";
+import type { WebhookMessage } from "@/jobs/webhooks/webhook-message";
 
 /** Bindings and variables from wrangler.toml, `.dev.vars` and Worker secrets. */
 export interface Env {
@@ -8,6 +9,10 @@ export interface Env {
   ACCESS_GATE: DurableObjectNamespace<AccessGate>;
   /** Producer of the `voice-calls` queue (Voice AI call dispatch, src/jobs). */
   CALL_QUEUE: Queue<CallMessage>;
+  /** Producer of the `webhook-deliveries` queue (event delivery, src/jobs/webhooks). */
+  WEBHOOK_QUEUE: Queue<WebhookMessage>;
+  /** Local development only: "true" also allows http://127.0.0.1:<port> and http://localhost:<port> webhook URLs. */
+  ALLOW_LOOPBACK_WEBHOOKS?: string;
   /** Who places Voice AI calls: `simulated` (default) or `vapi`. */
   VOICE_PROVIDER?: string;
   /** Secret: Vapi private API key, required when VOICE_PROVIDER is `vapi`. */

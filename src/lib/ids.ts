@@ -6,9 +6,11 @@ export const newId = () => crypto.randomUUID();
 const PARAM_SUBJECTS: Record<string, string> = {
   agent_uuid: "team member",
   call_uuid: "Voice AI call",
+  event_uuid: "event",
   field_uuid: "custom field",
   key_uuid: "API key",
   order_uuid: "lead order",
+  webhook_endpoint_uuid: "webhook endpoint",
 };
 
 /**

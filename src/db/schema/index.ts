@@ -13,3 +13,4 @@ export * from "./paths";
 export * from "./settings";
 export * from "./voice";
 export * from "./record-counts";
+export * from "./events";

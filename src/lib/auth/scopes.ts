@@ -11,6 +11,7 @@ export const scopes = [
   "voice-ai",
   "users",
   "settings",
+  "webhooks",
 ] as const;
 
 export type Scope = (typeof scopes)[number];

@@ -4,6 +4,7 @@ import { contacts, contactTags } from "@/db/schema";
 import { conflict, type ApiError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { offsetOf, type Pagination } from "@/lib/pagination";
+import { eventStatement, type EventType } from "@/lib/events";
 import { nowIso } from "@/lib/time";
 import type { CustomFieldsInput } from "@/routes/fields/custom-fields";
 import { isUniqueViolation } from "@/lib/db-errors";
@@ -159,6 +160,10 @@ export async function listContacts(db: Db, agencyId: string, filters: ContactFil
   return { rows, total: totals[0]?.total ?? 0 };
 }
 
+/** The event of a change to one contact, for the change's batch (see eventStatement). */
+const contactEvent = (db: Db, agencyId: string, contactId: string, type: EventType, options: { ifChanged?: boolean } = {}) =>
+  eventStatement(db, { agencyId, type, objectType: "contact", table: contacts, where: ofAgency(agencyId, contactId), ...options });
+
 export interface NewContact {
   firstName: string;
   lastName: string;
@@ -178,7 +183,7 @@ export async function createContact(db: Db, agencyId: string, input: NewContact)
   const now = nowIso();
   const row: ContactRow = { id: newId(), agencyId, ...input, createdAt: now, updatedAt: now, deletedAt: null };
   try {
-    await db.batch([db.insert(contacts).values(row), ...syncTags(db, agencyId, row.id)]);
+    await db.batch([db.insert(contacts).values(row), ...syncTags(db, agencyId, row.id), contactEvent(db, agencyId, row.id, "contact.created")]);
   } catch (error) {
     if (isUniqueViolation(error)) throw await duplicateError(db, agencyId, input);
     throw error;

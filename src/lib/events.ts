@@ -1,0 +1,131 @@
+import { getTableColumns, sql, type SQL } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { Db } from "@/db/client";
+import { events } from "@/db/schema";
+import { newId } from "@/lib/ids";
+import { nowIso } from "@/lib/time";
+
+/**
+ * Every event type. A type names what happened to the object in `data.object`, which is the
+ * resource's public record as the change left it; `ping` is a test send.
+ */
+export const eventTypes = [
+  "contact.created",
+  "contact.updated",
+  "contact.deleted",
+  "contact.restored",
+  "appointment.booked",
+  "appointment.updated",
+  "appointment.canceled",
+  "call.scheduled",
+  "call.started",
+  "call.completed",
+  "call.failed",
+  "call.canceled",
+  "message.received",
+  "message.sent",
+  "message.note_added",
+  "message.read",
+  "message.unread",
+  "lead_order.created",
+  "lead_order.updated",
+  "lead_order.paused",
+  "lead_order.resumed",
+  "lead_order.canceled",
+  "path.created",
+  "path.updated",
+  "path.published",
+  "path.deleted",
+  "field.created",
+  "field.updated",
+  "field.archived",
+  "user.created",
+  "user.invited",
+  "user.role_changed",
+  "user.removed",
+  "ping",
+] as const;
+
+export type EventType = (typeof eventTypes)[number];
+
+/** What kind of record an event's snapshot is: picks the renderer of its public record. */
+export const eventObjectTypes = [
+  "contact",
+  "appointment",
+  "call",
+  "message",
+  "lead_order",
+  "path",
+  "field",
+  "team_member",
+  "invite",
+  "ping",
+] as const;
+
+export type EventObjectType = (typeof eventObjectTypes)[number];
+
+/**
+ * The row of `table` as its driver stores it, as a SQL `json_object` keyed by the columns'
+ * TypeScript names, plus `extra` fields (joined values the public record needs). Read back
+ * with `rowFromSnapshot`.
+ */
+function snapshotSql(table: SQLiteTable, extra: Record<string, SQL>): SQL {
+  const fields = [...Object.entries(getTableColumns(table)).map(([key, column]) => [key, sql`${column}`] as const), ...Object.entries(extra)];
+  return sql`json_object(${sql.join(
+    fields.map(([key, value]) => sql`${key}, ${value}`),
+    sql`, `,
+  )})`;
+}
+
+/** The events each request's (or job's) database client has written, for `publishEvents`. */
+const written = new WeakMap<Db, string[]>();
+
+export const eventsWrittenBy = (db: Db): readonly string[] => written.get(db) ?? [];
+
+export interface EventInput {
+  agencyId: string;
+  type: EventType;
+  objectType: EventObjectType;
+  /** The table of the changed row, and the condition that selects exactly that row. */
+  table: SQLiteTable;
+  where: SQL | undefined;
+  /** Fields the public record needs from other tables, as scalar subqueries. */
+  extra?: Record<string, SQL>;
+  /**
+   * Write the event only if the statement just before it in the batch changed a row (SQLite's
+   * `changes()`), for writes that are conditional on the row's state: no change, no event.
+   */
+  ifChanged?: boolean;
+}
+
+/**
+ * The event of a change, as one statement for the change's own `db.batch` (a transactional
+ * outbox: both commit, or neither). It copies the changed row in SQL, so the event holds the
+ * row exactly as the batch left it, and a trigger on `events` creates its webhook deliveries
+ * in the same statement. Place it after the write it records (directly after, with `ifChanged`).
+ */
+export function eventStatement(db: Db, input: EventInput) {
+  const id = newId();
+  const now = nowIso();
+  const snapshot = snapshotSql(input.table, input.extra ?? {});
+  const changed = input.ifChanged ? sql` AND changes() > 0` : sql``;
+  const list = written.get(db);
+  if (list) list.push(id);
+  else written.set(db, [id]);
+  // Values in the table's column order (drizzle lists every column for INSERT ... SELECT).
+  return db
+    .insert(events)
+    .select(
+      sql`SELECT ${id}, ${input.agencyId}, ${input.type}, ${input.objectType}, ${snapshot}, ${now} FROM ${input.table} WHERE ${input.where}${changed} LIMIT 1`,
+    );
+}
+
+/** A row of `table` from its snapshot: each column read back as drizzle reads it from the driver. */
+export function rowFromSnapshot<T extends SQLiteTable>(table: T, snapshot: Record<string, unknown>): T["$inferSelect"] {
+  const row: Record<string, unknown> = {};
+  for (const [key, column] of Object.entries(getTableColumns(table))) {
+    const value = snapshot[key];
+    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return row as T["$inferSelect"];
+}

@@ -1,0 +1,35 @@
+import { appointments, contacts, fields, invites, leadOrders, members, messages, paths, voiceCalls } from "@/db/schema";
+import { rowFromSnapshot, type EventObjectType } from "@/lib/events";
+import { toPublicAppointment } from "@/routes/appointments/appointments.repository";
+import { toPublicContact } from "@/routes/contacts/contacts.repository";
+import { toPublicField } from "@/routes/fields/fields.repository";
+import { toPublicLeadOrder } from "@/routes/lead-orders/lead-orders.repository";
+import { toPublicMessage } from "@/routes/messages/messages.repository";
+import { toPublicPath } from "@/routes/paths/paths.repository";
+import { toPublicInvite } from "@/routes/users/invites.repository";
+import { toPublicMember } from "@/routes/users/members.repository";
+import { toPublicCall } from "@/routes/voice-ai/calls.repository";
+
+type Snapshot = Record<string, unknown>;
+const text = (value: unknown) => (typeof value === "string" ? value : null);
+
+/**
+ * The public record of each kind of event object, from the row snapshot its event holds,
+ * through the same mapper the resource's own routes use: `data.object` is exactly what the
+ * API returns for that record.
+ */
+const renderers: Record<EventObjectType, (snapshot: Snapshot) => unknown> = {
+  contact: (s) => toPublicContact(rowFromSnapshot(contacts, s)),
+  appointment: (s) =>
+    toPublicAppointment({ appointment: rowFromSnapshot(appointments, s), firstName: text(s.contactFirstName), lastName: text(s.contactLastName) }),
+  call: (s) => toPublicCall(rowFromSnapshot(voiceCalls, s)),
+  message: (s) => toPublicMessage(rowFromSnapshot(messages, s)),
+  lead_order: (s) => toPublicLeadOrder(rowFromSnapshot(leadOrders, s)),
+  path: (s) => toPublicPath(rowFromSnapshot(paths, s)),
+  field: (s) => toPublicField(rowFromSnapshot(fields, s)),
+  team_member: (s) => toPublicMember(rowFromSnapshot(members, s)),
+  invite: (s) => toPublicInvite(rowFromSnapshot(invites, s)),
+  ping: (s) => ({ webhook_endpoint_uuid: text(s.webhookEndpointUuid), message: "This is a test event sent from the Partner API." }),
+};
+
+export const renderObject = (objectType: string, snapshot: Snapshot) => renderers[objectType as EventObjectType]?.(snapshot) ?? null;

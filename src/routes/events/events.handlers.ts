@@ -1,0 +1,21 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { AppBindings } from "@/lib/context";
+import { notFound } from "@/lib/errors";
+import { paginationOf } from "@/lib/pagination";
+import * as repo from "./events.repository";
+import type * as routes from "./events.routes";
+import { eventMessages } from "./events.schemas";
+
+type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], AppBindings>;
+
+export const listEvents: Handler<"listEvents"> = async (c) => {
+  const { page, limit, type, from, to } = c.req.valid("query");
+  const { rows, total } = await repo.listEvents(c.var.db, c.var.caller.agencyId, { type, from, to }, { page, limit });
+  return c.json({ success: true as const, events: rows.map(repo.toPublicEvent), pagination: paginationOf({ page, limit }, total) }, 200);
+};
+
+export const getEvent: Handler<"getEvent"> = async (c) => {
+  const event = await repo.getEvent(c.var.db, c.var.caller.agencyId, c.req.valid("param").event_uuid);
+  if (!event) throw notFound(eventMessages.notFound);
+  return c.json({ success: true as const, event: repo.toPublicEvent(event) }, 200);
+};

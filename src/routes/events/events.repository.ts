@@ -1,0 +1,57 @@
+import { and, count, desc, eq, gte, lt, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { events } from "@/db/schema";
+import type { EventType } from "@/lib/events";
+import { offsetOf, type Pagination } from "@/lib/pagination";
+import type { z } from "@hono/zod-openapi";
+import { renderObject } from "./event-objects";
+import type { Event } from "./events.schemas";
+
+export type EventRow = typeof events.$inferSelect;
+
+/**
+ * An event as the API shows it: `data.object` rendered from its snapshot by the resource's own
+ * mapper (which the `Event` schema's per-type objects describe).
+ */
+export const toPublicEvent = (e: EventRow) =>
+  ({
+    event_uuid: e.id,
+    type: e.type as EventType,
+    created_at: e.createdAt,
+    data: { object: renderObject(e.objectType, e.snapshot) },
+  }) as z.infer<typeof Event>;
+
+export const getEvent = (db: Db, agencyId: string, eventId: string) =>
+  db
+    .select()
+    .from(events)
+    .where(and(eq(events.id, eventId.toLowerCase()), eq(events.agencyId, agencyId)))
+    .get();
+
+export interface EventFilters {
+  type?: EventType;
+  from?: string;
+  to?: string;
+}
+
+/** Newest first, through `(agency, created_at)` or `(agency, type, created_at)`. */
+export async function listEvents(db: Db, agencyId: string, filters: EventFilters, page: Pagination) {
+  const where = and(
+    eq(events.agencyId, agencyId),
+    filters.type ? eq(events.type, filters.type) : undefined,
+    filters.from ? gte(events.createdAt, filters.from) : undefined,
+    filters.to ? lt(events.createdAt, filters.to) : undefined,
+  );
+  const [rows, totals] = await db.batch([
+    db
+      .select()
+      .from(events)
+      .where(where)
+      // rowid breaks ties between events of one millisecond: the later write is newer.
+      .orderBy(desc(events.createdAt), desc(sql`${events}.rowid`))
+      .limit(page.limit)
+      .offset(offsetOf(page)),
+    db.select({ total: count() }).from(events).where(where),
+  ]);
+  return { rows, total: totals[0]?.total ?? 0 };
+}

@@ -1,0 +1,38 @@
+import { jsonContent, partnerRoute } from "@/lib/openapi";
+import { EventListResponse, EventParams, EventResponse, ListEventsQuery, eventMessages } from "./events.schemas";
+
+const TAGS: ["Events"] = ["Events"];
+
+export const listEvents = partnerRoute({
+  method: "get",
+  path: "/events",
+  operationId: "listEvents",
+  tags: TAGS,
+  summary: "List events",
+  description:
+    "Lists the agency's events of the last 30 days, newest first: every change of a contact, appointment, call, " +
+    "message, lead order, path, custom field or team member writes one, in the same transaction as the change " +
+    "(a change without its event, or an event without its change, cannot happen). Filter with `type` and with " +
+    "`from` (inclusive) and `to` (exclusive), ISO 8601 instants. `data.object` is the record as that change left it, " +
+    "exactly as its own route returns it. Paginated with `page` and `limit`; `pagination.total` counts every match. " +
+    "Events older than 30 days are deleted.",
+  scopes: ["webhooks"],
+  request: { query: ListEventsQuery },
+  errorExamples: { 400: { error: eventMessages.type } },
+  responses: { 200: jsonContent(EventListResponse, "One page of events.") },
+});
+
+export const getEvent = partnerRoute({
+  method: "get",
+  path: "/events/{event_uuid}",
+  operationId: "getEvent",
+  tags: TAGS,
+  summary: "Get event",
+  description:
+    "Returns one event of the last 30 days: the same body that is delivered to webhook endpoints. A webhook " +
+    "delivery's `webhook-id` header is its `event_uuid`.",
+  scopes: ["webhooks"],
+  request: { params: EventParams },
+  errorExamples: { 404: { description: "No event with this uuid in your agency (or older than 30 days).", error: eventMessages.notFound } },
+  responses: { 200: jsonContent(EventResponse, "The event.") },
+});

@@ -1,0 +1,123 @@
+import { z } from "@hono/zod-openapi";
+import { eventTypes, type EventType } from "@/lib/events";
+import { uuidParam } from "@/lib/ids";
+import { PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { Appointment } from "@/routes/appointments/appointments.schemas";
+import { Contact } from "@/routes/contacts/contacts.schemas";
+import { Field } from "@/routes/fields/fields.schemas";
+import { LeadOrder } from "@/routes/lead-orders/lead-orders.schemas";
+import { Message } from "@/routes/messages/messages.schemas";
+import { Path } from "@/routes/paths/paths.schemas";
+import { Invite, TeamMember } from "@/routes/users/users.schemas";
+import { VoiceCall } from "@/routes/voice-ai/voice-ai.schemas";
+
+export const eventMessages = {
+  notFound: "Event not found",
+  type: `type must be one of: ${eventTypes.join(", ")}`,
+  instant: (name: string) => `${name} must be an ISO 8601 date-time with a UTC offset, e.g. 2026-11-21T14:05:00.000Z`,
+  range: "from must be before to",
+} as const;
+
+const ofPrefix = (prefix: string) => eventTypes.filter((t) => t.startsWith(`${prefix}.`)) as [EventType, ...EventType[]];
+
+const exampleEvent = {
+  event_uuid: "0b7e4c1a-9d2f-4e6b-8a3c-5f1e2d4c6b8a",
+  type: "contact.created",
+  created_at: "2026-11-21T14:05:00.000Z",
+  data: {
+    object: {
+      contact_uuid: "5d2f8a10-3c4b-4e7a-9f1d-8c6b5a4e3d21",
+      first_name: "Ada",
+      last_name: "Lovelace",
+      email: "ada@example.com",
+      phone: "+14155550123",
+      tags: ["buyer"],
+      source: "website",
+      path_uuid: null,
+      custom_fields: {},
+      created_at: "2026-11-21T14:05:00.000Z",
+      updated_at: "2026-11-21T14:05:00.000Z",
+      deleted_at: null,
+    },
+  },
+};
+
+const PingObject = z
+  .object({
+    webhook_endpoint_uuid: z.string().openapi({ description: "The endpoint the test was sent to." }),
+    message: z.string(),
+  })
+  .openapi("PingObject", { description: "The object of a `ping` (a test send)." });
+
+/** One event schema per resource: its types and the public record it carries. */
+function eventOf(name: string, types: [EventType, ...EventType[]], object: z.ZodType, description: string) {
+  return z
+    .object({
+      event_uuid: z.string().openapi({ description: "Identifier of the event; the `webhook-id` header of its deliveries." }),
+      type: z.enum(types).openapi({ description: "What happened." }),
+      created_at: z.string().openapi({ description: "When it happened (UTC)." }),
+      data: z.object({ object }).openapi({ description: "`object`: the record as the change left it, exactly as the API returns it." }),
+    })
+    .openapi(name, { description });
+}
+
+export const Event = z
+  .discriminatedUnion("type", [
+    eventOf("ContactEvent", ofPrefix("contact"), Contact, "A contact was created, updated, soft-deleted or restored."),
+    eventOf("AppointmentEvent", ofPrefix("appointment"), Appointment, "An appointment was booked, changed (rescheduled, notes, status) or canceled."),
+    eventOf(
+      "CallEvent",
+      ofPrefix("call"),
+      VoiceCall,
+      "A Voice AI call was created (`call.scheduled`, whether queued or scheduled), dialed (`call.started`), ended (`call.completed` or `call.failed`) or canceled.",
+    ),
+    eventOf(
+      "MessageEvent",
+      ofPrefix("message"),
+      Message,
+      "An SMS arrived (`message.received`) or was sent (`message.sent`), a note was added, or a message was marked read or unread.",
+    ),
+    eventOf("LeadOrderEvent", ofPrefix("lead_order"), LeadOrder, "A lead order was created, changed, paused, resumed or canceled."),
+    eventOf("PathEvent", ofPrefix("path"), Path, "A path was created, changed, published or deleted."),
+    eventOf("FieldEvent", ofPrefix("field"), Field, "A custom field was created, changed or archived."),
+    eventOf(
+      "TeamMemberEvent",
+      ["user.created", "user.role_changed", "user.removed"],
+      TeamMember,
+      "A team member was added by the agency, changed role, or was removed.",
+    ),
+    eventOf("InviteEvent", ["user.invited"], Invite, "A team member was invited."),
+    eventOf("PingEvent", ["ping"], PingObject, "A test send (`POST /webhook-endpoints/{webhook_endpoint_uuid}/test`)."),
+  ])
+  .openapi("Event", { example: exampleEvent });
+
+export const EventResponse = z.object({ success: z.literal(true), event: Event }).openapi("EventResponse", { example: { success: true, event: exampleEvent } });
+
+export const EventListResponse = z
+  .object({ success: z.literal(true), events: z.array(Event), pagination: PaginationSchema })
+  .openapi("EventListResponse", { example: { success: true, events: [exampleEvent], pagination: { page: 1, limit: 20, total: 1 } } });
+
+export const EventParams = z.object({ event_uuid: uuidParam("event_uuid") });
+
+// ISO 8601 with an offset; the instant is what counts.
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/i;
+const instantQuery = (name: "from" | "to", description: string) =>
+  z
+    .string({ error: eventMessages.instant(name) })
+    .max(40, eventMessages.instant(name))
+    .regex(INSTANT, eventMessages.instant(name))
+    .refine((v) => !Number.isNaN(Date.parse(v)), eventMessages.instant(name))
+    .transform((v) => new Date(Date.parse(v)).toISOString())
+    .optional()
+    .openapi({ param: { name, in: "query" }, type: "string", format: "date-time", description, example: "2026-11-21T00:00:00Z" });
+
+export const ListEventsQuery = paginationQuery
+  .extend({
+    type: z
+      .enum(eventTypes, { error: eventMessages.type })
+      .optional()
+      .openapi({ param: { name: "type", in: "query" }, description: "Only events of this type.", example: "contact.created" }),
+    from: instantQuery("from", "Only events created at or after this instant."),
+    to: instantQuery("to", "Only events created before this instant."),
+  })
+  .refine((q) => q.from === undefined || q.to === undefined || q.from < q.to, { message: eventMessages.range, path: ["from"] });
