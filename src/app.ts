@@ -17,6 +17,7 @@ import { appointmentsRouter } from "@/routes/appointments/appointments.index";
 import { bookingWidgetsRouter } from "@/routes/booking-widgets/booking-widgets.index";
 import { calendarRouter } from "@/routes/calendar/calendar.index";
 import { eventsRouter } from "@/routes/events/events.index";
+import { webhookEndpointsRouter } from "@/routes/webhook-endpoints/webhook-endpoints.index";
 
 export const API_BASE = "/api/v2";
 
@@ -42,6 +43,7 @@ export function buildPartnerApi() {
   api.route("/", settingsRouter);
   api.route("/", voiceAiRouter);
   api.route("/", eventsRouter);
+  api.route("/", webhookEndpointsRouter);
 
   let document: ReturnType<typeof api.getOpenAPIDocument> | undefined;
   const openApiDocument = () =>
@@ -83,6 +85,12 @@ export function buildPartnerApi() {
             "`field.created|updated|archived`, `user.created|invited|role_changed|removed`, and `ping` (a test send). " +
             "Each event's `data.object` is the changed record exactly as its own route returns it; the `Event` schema " +
             "lists the object of each type.",
+        },
+        {
+          name: "Webhooks",
+          description:
+            "Endpoints that receive the agency's events as they happen: signed per Standard Webhooks, retried for more " +
+            "than a day, with every attempt logged and any event redeliverable.",
         },
         { name: "Meta", description: "This document." },
       ],

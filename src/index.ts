@@ -1,19 +1,25 @@
 import { app } from "@/app";
 import type { Env } from "@/env";
-import type { CallMessage } from "@/jobs/call-message";
 import { handleCallBatch } from "@/jobs/consumer";
 import { handleScheduled } from "@/jobs/sweep";
+import { handleWebhookBatch } from "@/jobs/webhooks/consumer";
+import { handleWebhookSweep } from "@/jobs/webhooks/sweep";
 
 export { AccessGate } from "@/durable-objects/access-gate";
 
+const isWebhookQueue = (name: string) => name === "webhook-deliveries" || name === "webhook-deliveries-dlq";
+
 export default {
   fetch: app.fetch,
-  /** Consumer of `voice-calls` and its dead-letter queue `voice-calls-dlq` (wrangler.toml). */
+  /** Consumer of `voice-calls`, `webhook-deliveries` and their dead-letter queues (wrangler.toml). */
   async queue(batch, env) {
-    await handleCallBatch(batch, env);
+    if (isWebhookQueue(batch.queue)) await handleWebhookBatch(batch, env);
+    else await handleCallBatch(batch, env);
   },
-  /** The every-minute Cron Trigger: the Voice AI call sweep. */
+  /** The every-minute Cron Trigger: the Voice AI call sweep and the webhook sweep, each whatever the other does. */
   async scheduled(controller, env) {
-    await handleScheduled(controller, env);
+    const results = await Promise.allSettled([handleScheduled(controller, env), handleWebhookSweep(controller, env)]);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
   },
-} satisfies ExportedHandler<Env, CallMessage>;
+} satisfies ExportedHandler<Env, unknown>;

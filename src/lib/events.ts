@@ -77,10 +77,20 @@ function snapshotSql(table: SQLiteTable, extra: Record<string, SQL>): SQL {
   )})`;
 }
 
-/** The events each request's (or job's) database client has written, for `publishEvents`. */
+/**
+ * The events whose deliveries each request's (or job's) database client has created, for
+ * `publishEvents` once the request succeeded. Keyed by the client, which lives one request.
+ */
 const written = new WeakMap<Db, string[]>();
 
 export const eventsWrittenBy = (db: Db): readonly string[] => written.get(db) ?? [];
+
+/** Marks an event as having new deliveries to send when the request succeeds. */
+export function publishAfterWrite(db: Db, eventId: string) {
+  const list = written.get(db);
+  if (list) list.push(eventId);
+  else written.set(db, [eventId]);
+}
 
 export interface EventInput {
   agencyId: string;
@@ -109,15 +119,24 @@ export function eventStatement(db: Db, input: EventInput) {
   const now = nowIso();
   const snapshot = snapshotSql(input.table, input.extra ?? {});
   const changed = input.ifChanged ? sql` AND changes() > 0` : sql``;
-  const list = written.get(db);
-  if (list) list.push(id);
-  else written.set(db, [id]);
+  publishAfterWrite(db, id);
   // Values in the table's column order (drizzle lists every column for INSERT ... SELECT).
   return db
     .insert(events)
     .select(
       sql`SELECT ${id}, ${input.agencyId}, ${input.type}, ${input.objectType}, ${snapshot}, ${now} FROM ${input.table} WHERE ${input.where}${changed} LIMIT 1`,
     );
+}
+
+/**
+ * An event whose object is not a stored row (a `ping`): its snapshot is given. Returns the
+ * statement and the event's id.
+ */
+export function eventWithSnapshot(db: Db, input: { agencyId: string; type: EventType; objectType: EventObjectType; snapshot: Record<string, unknown> }) {
+  const id = newId();
+  publishAfterWrite(db, id);
+  const statement = db.insert(events).values({ id, agencyId: input.agencyId, type: input.type, objectType: input.objectType, snapshot: input.snapshot, createdAt: nowIso() });
+  return { id, statement };
 }
 
 /** A row of `table` from its snapshot: each column read back as drizzle reads it from the driver. */

@@ -18,6 +18,9 @@ const byRoute: Record<string, number> = {
   "POST /voice-ai/calls": 10,
   "POST /voice-ai/calls/{call_uuid}/cancel": 10,
   "GET /voice-ai/wallet": 30,
+  "POST /webhook-endpoints/{webhook_endpoint_uuid}/test": 10,
+  "POST /webhook-endpoints/{webhook_endpoint_uuid}/rotate-secret": 10,
+  "POST /events/{event_uuid}/redeliver": 10,
 };
 
 const byMethod: Record<string, number> = { GET: 60, POST: 30, PUT: 30, PATCH: 30, DELETE: 10 };

@@ -2,6 +2,7 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { notFound } from "@/lib/errors";
 import { paginationOf } from "@/lib/pagination";
+import { redeliver } from "@/routes/webhook-endpoints/webhook-endpoints.repository";
 import * as repo from "./events.repository";
 import type * as routes from "./events.routes";
 import { eventMessages } from "./events.schemas";
@@ -18,4 +19,13 @@ export const getEvent: Handler<"getEvent"> = async (c) => {
   const event = await repo.getEvent(c.var.db, c.var.caller.agencyId, c.req.valid("param").event_uuid);
   if (!event) throw notFound(eventMessages.notFound);
   return c.json({ success: true as const, event: repo.toPublicEvent(event) }, 200);
+};
+
+export const redeliverEvent: Handler<"redeliverEvent"> = async (c) => {
+  const { db } = c.var;
+  const { agencyId } = c.var.caller;
+  const event = await repo.getEvent(db, agencyId, c.req.valid("param").event_uuid);
+  if (!event) throw notFound(eventMessages.notFound);
+  const endpointIds = await redeliver(db, agencyId, event.id, event.type);
+  return c.json({ success: true as const, event_uuid: event.id, webhook_endpoint_uuids: endpointIds }, 202);
 };

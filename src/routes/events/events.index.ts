@@ -2,4 +2,5 @@ import { createRouter } from "@/lib/create-app";
 import * as handlers from "./events.handlers";
 import * as routes from "./events.routes";
 
-export const eventsRouter = createRouter().openapi(routes.listEvents, handlers.listEvents).openapi(routes.getEvent, handlers.getEvent);
+export const eventsRouter = createRouter().openapi(routes.listEvents, handlers.listEvents).openapi(routes.getEvent, handlers.getEvent)
+  .openapi(routes.redeliverEvent, handlers.redeliverEvent);

@@ -1,5 +1,5 @@
 import { jsonContent, partnerRoute } from "@/lib/openapi";
-import { EventListResponse, EventParams, EventResponse, ListEventsQuery, eventMessages } from "./events.schemas";
+import { EventListResponse, EventParams, EventResponse, ListEventsQuery, RedeliverResponse, eventMessages } from "./events.schemas";
 
 const TAGS: ["Events"] = ["Events"];
 
@@ -35,4 +35,20 @@ export const getEvent = partnerRoute({
   request: { params: EventParams },
   errorExamples: { 404: { description: "No event with this uuid in your agency (or older than 30 days).", error: eventMessages.notFound } },
   responses: { 200: jsonContent(EventResponse, "The event.") },
+});
+
+export const redeliverEvent = partnerRoute({
+  method: "post",
+  path: "/events/{event_uuid}/redeliver",
+  operationId: "redeliverEvent",
+  tags: TAGS,
+  summary: "Redeliver event",
+  description:
+    "Delivers the event again, at once, to every enabled webhook endpoint subscribed to its type (whether or not it " +
+    "was delivered before): a new delivery with its own attempts and retries, and the same `webhook-id`. Answers 202 " +
+    "with the endpoints it goes to (none is fine: the answer says so).",
+  scopes: ["webhooks"],
+  request: { params: EventParams },
+  errorExamples: { 404: { description: "No event with this uuid in your agency (or older than 30 days).", error: eventMessages.notFound } },
+  responses: { 202: jsonContent(RedeliverResponse, "The deliveries are on their way.") },
 });

@@ -121,3 +121,13 @@ export const ListEventsQuery = paginationQuery
     to: instantQuery("to", "Only events created before this instant."),
   })
   .refine((q) => q.from === undefined || q.to === undefined || q.from < q.to, { message: eventMessages.range, path: ["from"] });
+
+export const RedeliverResponse = z
+  .object({
+    success: z.literal(true),
+    event_uuid: z.string(),
+    webhook_endpoint_uuids: z.array(z.string()).openapi({ description: "The endpoints the event is being delivered to." }),
+  })
+  .openapi("RedeliverEventResponse", {
+    example: { success: true, event_uuid: exampleEvent.event_uuid, webhook_endpoint_uuids: ["e1d2c3b4-a5f6-4e7d-8c9b-0a1f2e3d4c5b"] },
+  });

@@ -1,0 +1,63 @@
+import { and, asc, eq, inArray, isNull, lt, lte, or } from "drizzle-orm";
+import { createDb, type Db } from "@/db/client";
+import { events, webhookAttempts, webhookDeliveries } from "@/db/schema";
+import type { Env } from "@/env";
+import { createLogger } from "@/lib/logger";
+import { sendDeliveries } from "./publish";
+import { EVENT_RETENTION_MS, RESEND_AFTER_SECONDS, WEBHOOK_SWEEP_LIMIT, type WebhookMessage } from "./webhook-message";
+
+export interface WebhookSweepReport {
+  resent: number;
+  pruned: number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The every-minute webhook sweep, with `now` the cron's scheduled time:
+ * 1. sends again the deliveries that are due but whose message never arrived (a publish that
+ *    failed after the change committed, a message lost by a `wrangler dev` reload, a consumer
+ *    that crashed mid-attempt): pending, due for a while, and not sent for a while;
+ * 2. deletes events older than 30 days, with their deliveries and attempts.
+ * The re-send marks the rows first, conditionally, so two sweeps do not both send a delivery,
+ * and a duplicate message is harmless anyway (the claim in deliver.ts).
+ */
+export async function sweepWebhooks(db: Db, queue: Queue<WebhookMessage>, now: number): Promise<WebhookSweepReport> {
+  const staleBefore = iso(now - RESEND_AFTER_SECONDS * 1000);
+  const lost = and(
+    eq(webhookDeliveries.status, "pending"),
+    lte(webhookDeliveries.nextAttemptAt, staleBefore),
+    or(isNull(webhookDeliveries.enqueuedAt), lte(webhookDeliveries.enqueuedAt, staleBefore)),
+  );
+  const resent = await db
+    .update(webhookDeliveries)
+    .set({ enqueuedAt: iso(now) })
+    .where(
+      and(
+        lost,
+        inArray(
+          webhookDeliveries.id,
+          db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(lost).orderBy(asc(webhookDeliveries.nextAttemptAt)).limit(WEBHOOK_SWEEP_LIMIT),
+        ),
+      ),
+    )
+    .returning({ id: webhookDeliveries.id });
+  if (resent.length > 0) await sendDeliveries(queue, resent.map((r) => r.id));
+
+  // Oldest first, a bounded slice per run; the event rows go last, as the slice is read from them.
+  const expired = () => db.select({ id: events.id }).from(events).where(lt(events.createdAt, iso(now - EVENT_RETENTION_MS))).orderBy(asc(events.createdAt)).limit(WEBHOOK_SWEEP_LIMIT);
+  const [, , pruned] = await db.batch([
+    db.delete(webhookAttempts).where(inArray(webhookAttempts.eventId, expired())),
+    db.delete(webhookDeliveries).where(inArray(webhookDeliveries.eventId, expired())),
+    db.delete(events).where(inArray(events.id, expired())).returning({ id: events.id }),
+  ]);
+  return { resent: resent.length, pruned: pruned.length };
+}
+
+/** The Cron Trigger's webhook part, timed by the controller's scheduled time. */
+export async function handleWebhookSweep(controller: ScheduledController, env: Env): Promise<WebhookSweepReport> {
+  const logger = createLogger({ job: "webhook-sweep", cron: controller.cron }, env.LOG_LEVEL);
+  const report = await sweepWebhooks(createDb(env.DB), env.WEBHOOK_QUEUE, controller.scheduledTime);
+  logger.info("webhook sweep", { ...report });
+  return report;
+}

@@ -1,0 +1,202 @@
+import { and, count, desc, eq, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/db/schema";
+import { eventWithSnapshot, publishAfterWrite } from "@/lib/events";
+import { newId } from "@/lib/ids";
+import { offsetOf, type Pagination } from "@/lib/pagination";
+import { nowIso } from "@/lib/time";
+import { newWebhookSecret } from "@/jobs/webhooks/signature";
+import { MAX_ENDPOINTS_PER_AGENCY, type CreateEndpointInput, type UpdateEndpointInput } from "./webhook-endpoints.schemas";
+
+export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
+
+/** The public record: never the secrets. */
+export const toPublicEndpoint = (e: WebhookEndpointRow) => ({
+  webhook_endpoint_uuid: e.id,
+  url: e.url,
+  events: e.events,
+  status: e.status,
+  disabled_reason: e.disabledReason === "failing" ? ("failing" as const) : null,
+  description: e.description,
+  created_at: e.createdAt,
+  updated_at: e.updatedAt,
+});
+
+export const toPublicAttempt = (a: typeof webhookAttempts.$inferSelect) => ({
+  event_uuid: a.eventId,
+  type: a.eventType,
+  attempt: a.attempt,
+  status_code: a.statusCode,
+  error: a.error,
+  duration_ms: a.durationMs,
+  delivered: a.delivered,
+  attempted_at: a.attemptedAt,
+  next_attempt_at: a.nextAttemptAt,
+});
+
+const ofAgency = (agencyId: string, endpointId: string) =>
+  and(eq(webhookEndpoints.id, endpointId.toLowerCase()), eq(webhookEndpoints.agencyId, agencyId));
+
+export const getEndpoint = (db: Db, agencyId: string, endpointId: string) => db.select().from(webhookEndpoints).where(ofAgency(agencyId, endpointId)).get();
+
+export async function listEndpoints(db: Db, agencyId: string, page: Pagination) {
+  const where = eq(webhookEndpoints.agencyId, agencyId);
+  const [rows, totals] = await db.batch([
+    db
+      .select()
+      .from(webhookEndpoints)
+      .where(where)
+      .orderBy(desc(webhookEndpoints.createdAt), desc(sql`${webhookEndpoints}.rowid`))
+      .limit(page.limit)
+      .offset(offsetOf(page)),
+    db.select({ total: count() }).from(webhookEndpoints).where(where),
+  ]);
+  return { rows, total: totals[0]?.total ?? 0 };
+}
+
+/**
+ * Creates an endpoint unless the agency has MAX_ENDPOINTS_PER_AGENCY already: the count is in
+ * the INSERT's own condition, so concurrent creates cannot pass the limit together.
+ * Returns the row and its secret, or undefined at the limit.
+ */
+export async function createEndpoint(db: Db, agencyId: string, input: CreateEndpointInput) {
+  const now = nowIso();
+  const row: WebhookEndpointRow = {
+    id: newId(),
+    agencyId,
+    url: input.url,
+    events: input.events,
+    description: input.description || null,
+    status: "enabled",
+    disabledReason: null,
+    secret: newWebhookSecret(),
+    previousSecret: null,
+    previousSecretExpiresAt: null,
+    failingSince: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const values = sql.join(
+    [
+      row.id, row.agencyId, row.url, JSON.stringify(row.events), row.description, row.status, row.disabledReason, row.secret,
+      row.previousSecret, row.previousSecretExpiresAt, row.failingSince, row.createdAt, row.updatedAt,
+    ].map((v) => sql`${v}`),
+    sql`, `,
+  );
+  const inserted = await db
+    .insert(webhookEndpoints)
+    .select(
+      sql`SELECT ${values} WHERE (SELECT count(*) FROM ${webhookEndpoints} WHERE ${webhookEndpoints.agencyId} = ${agencyId}) < ${MAX_ENDPOINTS_PER_AGENCY}`,
+    )
+    .returning({ id: webhookEndpoints.id });
+  return inserted.length > 0 ? row : undefined;
+}
+
+export function updateEndpoint(db: Db, agencyId: string, endpointId: string, patch: UpdateEndpointInput) {
+  const reenabled = patch.status === "enabled";
+  return db
+    .update(webhookEndpoints)
+    .set({
+      url: patch.url,
+      events: patch.events,
+      description: patch.description === undefined ? undefined : patch.description || null,
+      status: patch.status,
+      // Turned on again by the partner: the failing run and our reason for disabling are over.
+      ...(reenabled ? { disabledReason: null, failingSince: null } : patch.status === "disabled" ? { disabledReason: null } : {}),
+      updatedAt: nowIso(),
+    })
+    .where(ofAgency(agencyId, endpointId))
+    .returning()
+    .get();
+}
+
+/** Deletes the endpoint with its deliveries and their log, in one batch. Returns the deleted row. */
+export async function deleteEndpoint(db: Db, agencyId: string, endpointId: string) {
+  const id = endpointId.toLowerCase();
+  const [deleted] = await db.batch([
+    db.delete(webhookEndpoints).where(ofAgency(agencyId, id)).returning(),
+    db.delete(webhookDeliveries).where(and(eq(webhookDeliveries.endpointId, id), eq(webhookDeliveries.agencyId, agencyId))),
+    db.delete(webhookAttempts).where(and(eq(webhookAttempts.endpointId, id), eq(webhookAttempts.agencyId, agencyId))),
+  ]);
+  return deleted[0];
+}
+
+export const PREVIOUS_SECRET_TTL_MS = 86_400_000;
+
+/** A new secret; the current one keeps signing beside it for 24 hours (one previous secret at a time). */
+export function rotateSecret(db: Db, agencyId: string, endpointId: string) {
+  const now = Date.now();
+  return db
+    .update(webhookEndpoints)
+    .set({
+      previousSecret: sql`${webhookEndpoints.secret}`,
+      previousSecretExpiresAt: new Date(now + PREVIOUS_SECRET_TTL_MS).toISOString(),
+      secret: newWebhookSecret(),
+      updatedAt: new Date(now).toISOString(),
+    })
+    .where(ofAgency(agencyId, endpointId))
+    .returning()
+    .get();
+}
+
+/** A `ping` event and its one delivery, to this endpoint only, in one batch. Returns the event id. */
+export async function sendTest(db: Db, endpoint: WebhookEndpointRow) {
+  const now = nowIso();
+  const ping = eventWithSnapshot(db, {
+    agencyId: endpoint.agencyId,
+    type: "ping",
+    objectType: "ping",
+    snapshot: { webhookEndpointUuid: endpoint.id },
+  });
+  await db.batch([
+    ping.statement,
+    db.insert(webhookDeliveries).values({
+      id: `${ping.id}:${endpoint.id}`,
+      agencyId: endpoint.agencyId,
+      eventId: ping.id,
+      endpointId: endpoint.id,
+      status: "pending",
+      attempts: 0,
+      nextAttemptAt: now,
+      enqueuedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    }),
+  ]);
+  return ping.id;
+}
+
+/**
+ * New deliveries of an event to every enabled endpoint of the agency subscribed to its type
+ * (as the `events_fan_out` trigger makes them for a new event). Returns the endpoints' ids.
+ */
+export async function redeliver(db: Db, agencyId: string, eventId: string, eventType: string) {
+  const now = nowIso();
+  const rows = await db
+    .insert(webhookDeliveries)
+    .select(
+      sql`SELECT lower(hex(randomblob(16))), e.agency_id, ${eventId}, e.id, 'pending', 0, ${now}, NULL, ${now}, ${now}
+          FROM ${webhookEndpoints} AS e
+          WHERE e.agency_id = ${agencyId} AND e.status = 'enabled'
+            AND EXISTS (SELECT 1 FROM json_each(e.events) WHERE json_each.value IN ('*', ${eventType}))`,
+    )
+    .returning({ endpointId: webhookDeliveries.endpointId });
+  if (rows.length > 0) publishAfterWrite(db, eventId);
+  return rows.map((r) => r.endpointId);
+}
+
+/** The endpoint's attempts, newest first. */
+export async function listAttempts(db: Db, agencyId: string, endpointId: string, page: Pagination) {
+  const where = and(eq(webhookAttempts.endpointId, endpointId.toLowerCase()), eq(webhookAttempts.agencyId, agencyId));
+  const [rows, totals] = await db.batch([
+    db
+      .select()
+      .from(webhookAttempts)
+      .where(where)
+      .orderBy(desc(webhookAttempts.attemptedAt), desc(sql`${webhookAttempts}.rowid`))
+      .limit(page.limit)
+      .offset(offsetOf(page)),
+    db.select({ total: count() }).from(webhookAttempts).where(where),
+  ]);
+  return { rows, total: totals[0]?.total ?? 0 };
+}

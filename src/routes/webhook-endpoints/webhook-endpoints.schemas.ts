@@ -1,0 +1,171 @@
+import { z } from "@hono/zod-openapi";
+import { webhookEndpointStatuses } from "@/db/schema";
+import { eventTypes } from "@/lib/events";
+import { uuidParam } from "@/lib/ids";
+import { documentedNullable } from "@/lib/openapi";
+import { PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_WEBHOOK_URL_LENGTH } from "@/lib/webhook-url";
+
+export const MAX_ENDPOINTS_PER_AGENCY = 16;
+export const MAX_DESCRIPTION_LENGTH = 500;
+
+/** Types an endpoint may subscribe to: every type but `ping`, which goes only to the endpoint being tested. */
+export const subscribableTypes = eventTypes.filter((t) => t !== "ping");
+
+export const webhookMessages = {
+  notFound: "Webhook endpoint not found",
+  tooMany: `An agency can have at most ${MAX_ENDPOINTS_PER_AGENCY} webhook endpoints; delete one first`,
+  events: 'events must be a list of event types (see the Events tag) or ["*"] for all of them',
+  url: `url must be a string of at most ${MAX_WEBHOOK_URL_LENGTH} characters`,
+  description: `description must be at most ${MAX_DESCRIPTION_LENGTH} characters`,
+  status: `status must be one of: ${webhookEndpointStatuses.join(", ")}`,
+} as const;
+
+const endpointExampleUuid = "e1d2c3b4-a5f6-4e7d-8c9b-0a1f2e3d4c5b";
+const endpointExample = {
+  webhook_endpoint_uuid: endpointExampleUuid,
+  url: "https://crm.example.com/hooks/partner-api",
+  events: ["contact.created", "appointment.booked"],
+  status: "enabled" as const,
+  disabled_reason: null,
+  description: "CRM sync",
+  created_at: "2026-11-21T14:05:00.000Z",
+  updated_at: "2026-11-21T14:05:00.000Z",
+};
+const secretExample = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+export const WebhookEndpoint = z
+  .object({
+    webhook_endpoint_uuid: z.string(),
+    url: z.string().openapi({ description: "Where events are POSTed." }),
+    events: z.array(z.string()).openapi({ description: 'The event types delivered here, or `["*"]` for all.' }),
+    status: z.enum(webhookEndpointStatuses).openapi({ description: "Only `enabled` endpoints receive events." }),
+    disabled_reason: z
+      .enum(["failing"])
+      .nullable()
+      .openapi({ description: "`failing` when we disabled the endpoint after 5 days in which every attempt failed; null otherwise." }),
+    description: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("WebhookEndpoint", { example: endpointExample });
+
+export const WebhookEndpointResponse = z
+  .object({ success: z.literal(true), webhook_endpoint: WebhookEndpoint })
+  .openapi("WebhookEndpointResponse", { example: { success: true, webhook_endpoint: endpointExample } });
+
+export const WebhookEndpointCreatedResponse = z
+  .object({
+    success: z.literal(true),
+    webhook_endpoint: WebhookEndpoint,
+    secret: z.string().openapi({ description: "The signing secret, `whsec_...`. Shown only here and on rotation: store it." }),
+  })
+  .openapi("WebhookEndpointCreatedResponse", { example: { success: true, webhook_endpoint: endpointExample, secret: secretExample } });
+
+export const WebhookEndpointListResponse = z
+  .object({ success: z.literal(true), webhook_endpoints: z.array(WebhookEndpoint), pagination: PaginationSchema })
+  .openapi("WebhookEndpointListResponse", {
+    example: { success: true, webhook_endpoints: [endpointExample], pagination: { page: 1, limit: 20, total: 1 } },
+  });
+
+export const WebhookSecretResponse = z
+  .object({
+    success: z.literal(true),
+    secret: z.string().openapi({ description: "The new signing secret. The previous one keeps signing beside it for 24 hours." }),
+    previous_secret_expires_at: z.string().openapi({ description: "When the previous secret stops signing (UTC)." }),
+  })
+  .openapi("WebhookSecretResponse", {
+    example: { success: true, secret: secretExample, previous_secret_expires_at: "2026-11-22T14:05:00.000Z" },
+  });
+
+export const WebhookTestResponse = z
+  .object({ success: z.literal(true), event_uuid: z.string().openapi({ description: "The `ping` event sent; its attempts appear in the deliveries log." }) })
+  .openapi("WebhookTestResponse", { example: { success: true, event_uuid: "0b7e4c1a-9d2f-4e6b-8a3c-5f1e2d4c6b8a" } });
+
+const attemptExample = {
+  event_uuid: "0b7e4c1a-9d2f-4e6b-8a3c-5f1e2d4c6b8a",
+  type: "contact.created",
+  attempt: 2,
+  status_code: 200,
+  error: null,
+  duration_ms: 183,
+  delivered: true,
+  attempted_at: "2026-11-21T14:05:05.120Z",
+  next_attempt_at: null,
+};
+
+export const WebhookAttempt = z
+  .object({
+    event_uuid: z.string(),
+    type: z.string(),
+    attempt: z.number().int().openapi({ description: "1 for the first attempt of this delivery, 2 for the first retry, ..." }),
+    status_code: z.number().int().nullable().openapi({ description: "Your endpoint's HTTP status; null when no response arrived." }),
+    error: z.string().nullable().openapi({ description: "Why the attempt failed (a timeout, a network error, a non-2xx status, a redirect); null when delivered." }),
+    duration_ms: z.number().int(),
+    delivered: z.boolean().openapi({ description: "True when your endpoint answered 2xx within 10 seconds." }),
+    attempted_at: z.string(),
+    next_attempt_at: z.string().nullable().openapi({ description: "When the next retry is due; null when delivered or given up." }),
+  })
+  .openapi("WebhookAttempt", { example: attemptExample });
+
+export const WebhookAttemptListResponse = z
+  .object({ success: z.literal(true), deliveries: z.array(WebhookAttempt), pagination: PaginationSchema })
+  .openapi("WebhookAttemptListResponse", { example: { success: true, deliveries: [attemptExample], pagination: { page: 1, limit: 20, total: 1 } } });
+
+export const EndpointParams = z.object({ webhook_endpoint_uuid: uuidParam("webhook_endpoint_uuid") });
+export const ListEndpointsQuery = paginationQuery;
+export const ListAttemptsQuery = paginationQuery;
+
+/** A missing field keeps the shared "<field> is required"; anything else gets the field's own message. */
+const unlessMissing = (message: string) => (issue: { input?: unknown }) => (issue.input === undefined ? undefined : message);
+
+const urlField = z
+  .string({ error: unlessMissing(webhookMessages.url) })
+  .max(MAX_WEBHOOK_URL_LENGTH, webhookMessages.url)
+  .openapi({
+    description:
+      "A public `https` URL: no credentials, not `localhost`, not an IP address of a private, loopback, link-local or " +
+      "reserved range, not a name under `.local` or `.internal`. Redirects are not followed.",
+    example: "https://crm.example.com/hooks/partner-api",
+  });
+
+const subscribable = new Set<string>(["*", ...subscribableTypes]);
+const eventsField = z
+  .array(z.string({ error: webhookMessages.events }), { error: unlessMissing(webhookMessages.events) })
+  .min(1, webhookMessages.events)
+  .max(subscribableTypes.length, webhookMessages.events)
+  .refine(
+    (list) => list.every((t) => subscribable.has(t)) && new Set(list).size === list.length && (!list.includes("*") || list.length === 1),
+    webhookMessages.events,
+  )
+  .openapi({
+    description: 'Event types to deliver, or `["*"]` for every type.',
+    type: "array",
+    items: { type: "string", enum: ["*", ...subscribableTypes] },
+    example: ["contact.created", "appointment.booked"],
+  });
+
+const descriptionField = z
+  .string({ error: webhookMessages.description })
+  .trim()
+  .max(MAX_DESCRIPTION_LENGTH, webhookMessages.description)
+  .openapi({ description: "Your note, e.g. what the endpoint is for.", example: "CRM sync" });
+
+export const CreateEndpointBody = z
+  .strictObject({ url: urlField, events: eventsField, description: descriptionField.optional() })
+  .openapi("CreateWebhookEndpointRequest", { example: { url: endpointExample.url, events: endpointExample.events, description: "CRM sync" } });
+
+export const UpdateEndpointBody = z
+  .strictObject({
+    url: urlField.optional(),
+    events: eventsField.optional(),
+    description: descriptionField.nullable().optional().openapi(documentedNullable),
+    status: z
+      .enum(webhookEndpointStatuses, { error: webhookMessages.status })
+      .optional()
+      .openapi({ description: "`disabled` stops deliveries; `enabled` resumes them (and clears `disabled_reason`).", example: "enabled" }),
+  })
+  .openapi("UpdateWebhookEndpointRequest", { example: { events: ["*"], status: "enabled" } });
+
+export type CreateEndpointInput = z.infer<typeof CreateEndpointBody>;
+export type UpdateEndpointInput = z.infer<typeof UpdateEndpointBody>;
