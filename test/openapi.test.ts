@@ -76,6 +76,15 @@ const DESIGN_PATHS = [
   "/paths/{path_uuid}",
   "/paths/{path_uuid}/publish",
   "/paths/{path_uuid}/versions",
+  // DESIGN "Events and webhooks".
+  "/events",
+  "/events/{event_uuid}",
+  "/events/{event_uuid}/redeliver",
+  "/webhook-endpoints",
+  "/webhook-endpoints/{webhook_endpoint_uuid}",
+  "/webhook-endpoints/{webhook_endpoint_uuid}/rotate-secret",
+  "/webhook-endpoints/{webhook_endpoint_uuid}/test",
+  "/webhook-endpoints/{webhook_endpoint_uuid}/deliveries",
 ];
 
 const PUBLIC_OPERATIONS = new Set(["POST /auth/token/renew", "GET /openapi.json"]);
