@@ -4,6 +4,8 @@
 // .bench/results.json. Budgets are checked and reported; the exit code is 0 either way
 // unless the run itself failed (speed is a measurement, not a test).
 import { execFileSync } from "node:child_process";
+import { createServer } from "node:http";
+import { performance } from "node:perf_hooks";
 import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -110,10 +112,78 @@ async function rowsRead(scenario) {
   const body = await res.text();
   const rows = res.headers.get("X-Bench-Rows-Read");
   const trips = res.headers.get("X-Bench-D1-Round-Trips");
+  const statements = res.headers.get("X-Bench-D1-Statements");
   // A failed request or missing metrics would read as 0 and pass every budget: refuse it.
   if (!res.ok) throw new Error(`${scenario.name}: HTTP ${res.status} ${body.slice(0, 300)}`);
   if (rows === null || trips === null) throw new Error(`${scenario.name}: no benchmark metrics (is BENCH_METRICS on?)`);
-  return { status: res.status, rowsRead: Number(rows), d1RoundTrips: Number(trips) };
+  return { status: res.status, rowsRead: Number(rows), d1RoundTrips: Number(trips), d1Statements: Number(statements) };
+}
+
+const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS || 500);
+const RECEIVER_PORT = PORT + 1;
+
+/**
+ * Delivery throughput: a loopback receiver registered for `contact.created`, then
+ * WEBHOOK_EVENTS contacts created over 10 connections. Reports deliveries per second over the
+ * window from the first to the last delivery, and each event's latency from its create's
+ * response to its delivery.
+ */
+async function webhookThroughput(agency) {
+  const arrivals = new Map();
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      try {
+        const event = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+        arrivals.set(event.data.object.contact_uuid, performance.now());
+      } catch {
+        // not an event: ignore
+      }
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise((resolve) => server.listen(RECEIVER_PORT, "127.0.0.1", resolve));
+  try {
+    const auth = { Authorization: `Bearer ${agency.token}`, "Content-Type": "application/json" };
+    const endpoint = await fetch(`${BASE}/api/v2/webhook-endpoints`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ url: `http://127.0.0.1:${RECEIVER_PORT}/hook`, events: ["contact.created"] }),
+    });
+    if (endpoint.status !== 201) throw new Error(`creating the webhook endpoint: HTTP ${endpoint.status} ${await endpoint.text()}`);
+    const created = new Map();
+    let next = 0;
+    const worker = async () => {
+      while (next < WEBHOOK_EVENTS) {
+        const i = next++;
+        const res = await fetch(`${BASE}/api/v2/contacts`, {
+          method: "POST",
+          headers: auth,
+          body: JSON.stringify({ first_name: "Hook", last_name: `Bench ${i}`, email: `hook-${Date.now()}-${i}@bench.example` }),
+        });
+        const body = await res.json();
+        if (res.status !== 201) throw new Error(`POST /contacts: HTTP ${res.status} ${JSON.stringify(body)}`);
+        created.set(body.contact.contact_uuid, performance.now());
+      }
+    };
+    await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+    const deadline = Date.now() + 60_000;
+    while (arrivals.size < created.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const times = [...arrivals.values()].sort((a, b) => a - b);
+    const latencies = [...created].filter(([id]) => arrivals.has(id)).map(([id, at]) => Math.max(0, arrivals.get(id) - at)).sort((a, b) => a - b);
+    const pct = (p) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0);
+    const window = (times.at(-1) - times[0]) / 1000;
+    return {
+      events: created.size,
+      delivered: arrivals.size,
+      eventsPerSecond: window > 0 ? Math.round(arrivals.size / window) : null,
+      p50: pct(50),
+      p99: pct(99),
+    };
+  } finally {
+    server.close();
+  }
 }
 
 function bundleSize() {
@@ -145,7 +215,10 @@ async function main() {
 
   log(`starting wrangler dev on ${BASE}`);
   const child = spawnWrangler(
-    ["dev", "--port", String(PORT), "--ip", "127.0.0.1", "--persist-to", STATE, "--var", "LOG_LEVEL:silent", "--var", "BENCH_METRICS:on"],
+    [
+      "dev", "--port", String(PORT), "--ip", "127.0.0.1", "--persist-to", STATE,
+      "--var", "LOG_LEVEL:silent", "--var", "BENCH_METRICS:on", "--var", "ALLOW_LOOPBACK_WEBHOOKS:true",
+    ],
     { stdio: "pipe" },
   );
   let output = "";
@@ -180,6 +253,8 @@ async function main() {
         });
       }
     }
+    log(`webhook delivery: ${WEBHOOK_EVENTS} contact.created events to a loopback receiver`);
+    results.webhooks = await webhookThroughput(agencies[0]);
     log("bundle size (wrangler deploy --dry-run)");
     results.bundle = bundleSize();
     results.budgets = budgets(results);
@@ -217,17 +292,32 @@ function budgets(results) {
       ok: reads.every((s) => 1 + s.d1RoundTrips <= 2),
     },
     { budget: "bundle < 400 KiB gzipped", value: `${results.bundle.gzipKiB} KiB`, ok: results.bundle.gzipKiB < 400 },
+    {
+      budget: "an event costs one statement in its write's batch (POST /contacts)",
+      value: `${find(results, "POST /contacts", small).d1RoundTrips} trip, ${find(results, "POST /contacts", small).d1Statements} statements`,
+      ok: find(results, "POST /contacts", small).d1RoundTrips === 1,
+    },
+    {
+      budget: "every webhook event delivered",
+      value: `${results.webhooks.delivered}/${results.webhooks.events}`,
+      ok: results.webhooks.delivered === results.webhooks.events,
+    },
   ];
 }
 
 function print(results) {
-  const header = `${pad("scenario", 38)}${padL("contacts", 9)}${padL("req/s", 8)}${padL("p50 ms", 8)}${padL("p99 ms", 8)}${padL("x floor", 9)}${padL("rows read", 11)}${padL("D1 trips", 10)}`;
+  const header = `${pad("scenario", 38)}${padL("contacts", 9)}${padL("req/s", 8)}${padL("p50 ms", 8)}${padL("p99 ms", 8)}${padL("x floor", 9)}${padL("rows read", 11)}${padL("D1 trips", 10)}${padL("D1 stmts", 10)}`;
   console.log(`\n${header}\n${"-".repeat(header.length)}`);
   for (const s of results.scenarios) {
     console.log(
-      `${pad(s.name, 38)}${padL(s.size?.toLocaleString("en-US") ?? "-", 9)}${padL(s.rps ?? "-", 8)}${padL(s.p50 ?? "-", 8)}${padL(s.p99 ?? "-", 8)}${padL(s.ratio ?? "-", 9)}${padL(s.rowsRead ?? "-", 11)}${padL(s.d1RoundTrips ?? "-", 10)}`,
+      `${pad(s.name, 38)}${padL(s.size?.toLocaleString("en-US") ?? "-", 9)}${padL(s.rps ?? "-", 8)}${padL(s.p50 ?? "-", 8)}${padL(s.p99 ?? "-", 8)}${padL(s.ratio ?? "-", 9)}${padL(s.rowsRead ?? "-", 11)}${padL(s.d1RoundTrips ?? "-", 10)}${padL(s.d1Statements ?? "-", 10)}`,
     );
   }
+  const w = results.webhooks;
+  console.log(
+    `\nwebhooks: ${w.delivered}/${w.events} events delivered to a loopback receiver at ${w.eventsPerSecond} events/s; ` +
+      `latency from the create's response to the delivery p50 ${w.p50} ms, p99 ${w.p99} ms`,
+  );
   console.log(`\nbundle: ${results.bundle.rawKiB} KiB raw, ${results.bundle.gzipKiB} KiB gzipped\n`);
   for (const b of results.budgets) console.log(`${b.ok ? "PASS" : "MISS"}  ${pad(b.budget, 66)} ${b.value}`);
   console.log(`\nwritten to .bench/results.json`);

@@ -13,12 +13,15 @@ export interface RowsReadRecorder {
   session: D1DatabaseSession;
   /** Statements and batches sent to D1: each is one round trip. */
   roundTrips(): number;
+  /** SQL statements sent to D1, counting each statement of a batch. */
+  statements(): number;
   total(): Promise<number>;
 }
 
 export function recordRowsRead(session: D1DatabaseSession, db: D1Database): RowsReadRecorder {
   let direct = 0;
   let trips = 0;
+  let statements = 0;
   const rerun: Bound[] = [];
   const real = new WeakMap<object, D1PreparedStatement>();
   const isSelect = (sql: string) => /^\s*(select|with)\b/i.test(sql);
@@ -30,6 +33,7 @@ export function recordRowsRead(session: D1DatabaseSession, db: D1Database): Rows
         if (prop === "all" || prop === "run") {
           return async () => {
             trips++;
+            statements++;
             const result = await target[prop]();
             direct += result.meta?.rows_read ?? 0;
             return result;
@@ -38,6 +42,7 @@ export function recordRowsRead(session: D1DatabaseSession, db: D1Database): Rows
         if (prop === "raw" || prop === "first") {
           return (...args: unknown[]) => {
             trips++;
+            statements++;
             if (isSelect(bound.sql)) rerun.push(bound);
             return (target[prop] as (...a: unknown[]) => unknown).apply(target, args);
           };
@@ -54,9 +59,10 @@ export function recordRowsRead(session: D1DatabaseSession, db: D1Database): Rows
     get(target, prop) {
       if (prop === "prepare") return (sql: string) => wrap(target.prepare(sql), { sql, params: [] });
       if (prop === "batch") {
-        return async (statements: D1PreparedStatement[]) => {
+        return async (batch: D1PreparedStatement[]) => {
           trips++;
-          const results = await target.batch(statements.map((s) => real.get(s) ?? s));
+          statements += batch.length;
+          const results = await target.batch(batch.map((s) => real.get(s) ?? s));
           for (const r of results) direct += r.meta?.rows_read ?? 0;
           return results;
         };
@@ -69,6 +75,7 @@ export function recordRowsRead(session: D1DatabaseSession, db: D1Database): Rows
   return {
     session: proxied,
     roundTrips: () => trips,
+    statements: () => statements,
     async total() {
       let rows = direct;
       for (const { sql, params } of rerun) rows += (await db.prepare(sql).bind(...params).all()).meta.rows_read ?? 0;
