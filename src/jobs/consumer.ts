@@ -1,6 +1,7 @@
-import { createDb } from "@/db/client";
+import { createDb, type Db } from "@/db/client";
 import type { Env } from "@/env";
-import { createLogger } from "@/lib/logger";
+import { createLogger, type Logger } from "@/lib/logger";
+import { publishJobEvents } from "./webhooks/consumer";
 import { CALL_DLQ_NAME, retryDelaySeconds, type CallMessage } from "./call-message";
 import { dialCall, failUndialed, pollCall, type DispatchDeps, type DispatchResult } from "./dispatch";
 import { providerFor, type VoiceProvider } from "./providers";
@@ -12,10 +13,24 @@ const isCallMessage = (body: unknown): body is CallMessage =>
   typeof (body as CallMessage).call_id === "string";
 
 /**
+ * Sends the first attempts of the deliveries of the call events a job wrote, as a request does
+ * after its response. A failure is only logged: the webhook cron sends deliveries whose first
+ * message never went out.
+ */
+export async function publishCallEvents(db: Db, env: Env, logger: Logger) {
+  try {
+    await publishJobEvents(db, env);
+  } catch (error) {
+    logger.error("publishing call events failed; the webhook cron will send their deliveries", { error: (error as Error).message });
+  }
+}
+
+/**
  * The `voice-calls` consumer (and its dead-letter queue). Messages are handled one by one;
  * each is acked or retried explicitly, so one failure never redelivers the whole batch.
  * An unexpected error (D1 unavailable, a bug) retries the message with backoff; after the
- * queue's `max_retries` it goes to `voice-calls-dlq`, where the call is marked failed.
+ * queue's `max_retries` it goes to `voice-calls-dlq`, where the call is marked failed. The
+ * call events written meanwhile are published at the end of the batch.
  */
 export async function handleCallBatch(
   batch: MessageBatch<unknown>,
@@ -32,6 +47,7 @@ export async function handleCallBatch(
       }
       message.ack();
     }
+    await publishCallEvents(db, env, logger);
     return;
   }
 
@@ -62,4 +78,5 @@ export async function handleCallBatch(
     if (result.action === "retry") message.retry({ delaySeconds: result.delaySeconds });
     else message.ack();
   }
+  await publishCallEvents(db, env, logger);
 }

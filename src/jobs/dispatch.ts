@@ -7,7 +7,7 @@ import { agencySettingsQuery, callingWindowOf, effectiveSettings, type AgencySet
 import { DEFAULT_SETTINGS } from "@/routes/settings/settings.schemas";
 import type { VoiceAgentRow, VoicePhoneNumberRow } from "@/routes/voice-ai/agents.repository";
 import { callCostCents, callDebitStatements, DEFAULT_RATE_PER_MINUTE_CENTS, getWallet } from "@/routes/voice-ai/wallet.repository";
-import type { VoiceCallRow } from "@/routes/voice-ai/calls.repository";
+import { callEvent, type VoiceCallRow } from "@/routes/voice-ai/calls.repository";
 import {
   endedReasons,
   MAX_CALL_DURATION_SECONDS,
@@ -82,18 +82,22 @@ async function releaseForRetry(db: Db, call: VoiceCallRow, retryAt: number, now:
   return released.length > 0;
 }
 
-/** Ends a call as `failed` without a charge. */
+/** Ends a call as `failed` without a charge, with its `call.failed` event. */
 async function failClaimed(db: Db, call: VoiceCallRow, reason: string, now: string) {
-  await db
-    .update(voiceCalls)
-    .set({ status: "failed", endedReason: reason, startedAt: null, endedAt: now, durationSeconds: 0, costCents: 0, updatedAt: now })
-    .where(ours(call));
+  await db.batch([
+    db
+      .update(voiceCalls)
+      .set({ status: "failed", endedReason: reason, startedAt: null, endedAt: now, durationSeconds: 0, costCents: 0, updatedAt: now })
+      .where(ours(call)),
+    callEvent(db, call.agencyId, call.id, "call.failed", { ifChanged: true }),
+  ]);
 }
 
 /**
- * Records how the call ended and, for a completed call, debits the wallet, all in one batch:
- * the debit statements read the row this batch just completed, and the ledger's unique index
- * makes a second debit of the same call impossible (see callDebitStatements).
+ * Records how the call ended (with its `call.completed` or `call.failed` event) and, for a
+ * completed call, debits the wallet, all in one batch: the debit statements read the row this
+ * batch just completed, and the ledger's unique index makes a second debit of the same call
+ * impossible (see callDebitStatements).
  */
 export async function completeCall(db: Db, call: VoiceCallRow, providerCallId: string, outcome: CallOutcome, now: string) {
   const rate = (await getWallet(db, call.agencyId))?.ratePerMinuteCents ?? DEFAULT_RATE_PER_MINUTE_CENTS;
@@ -114,6 +118,7 @@ export async function completeCall(db: Db, call: VoiceCallRow, providerCallId: s
       })
       .where(ours(call))
       .returning({ id: voiceCalls.id }),
+    callEvent(db, call.agencyId, call.id, outcome.status === "completed" ? "call.completed" : "call.failed", { ifChanged: true }),
     ...callDebitStatements(db, call.agencyId, call.id, now),
   ]);
   return updated.length > 0;
@@ -178,10 +183,11 @@ export async function dialCall(deps: DispatchDeps, callId: string): Promise<Disp
   const nowMs = deps.now ?? Date.now();
   const now = iso(nowMs);
   const [found, settingsRows] = await db.batch([
-    db.select({ status: voiceCalls.status }).from(voiceCalls).where(eq(voiceCalls.id, callId)),
+    db.select({ status: voiceCalls.status, agencyId: voiceCalls.agencyId }).from(voiceCalls).where(eq(voiceCalls.id, callId)),
     agencySettingsQuery(db, ofCall(callId, voiceCalls.agencyId)),
   ]);
-  if (found[0]?.status !== "queued") return { action: "ack", outcome: "not-queued" };
+  const queued = found[0];
+  if (queued?.status !== "queued") return { action: "ack", outcome: "not-queued" };
   const settings = effectiveSettings(settingsRows[0]);
   const window = callingWindowOf(settings);
   const opening = openingAtOrAfter(window, nowMs) ?? nowMs;
@@ -190,7 +196,11 @@ export async function dialCall(deps: DispatchDeps, callId: string): Promise<Disp
     return { action: "ack", outcome: held ? "held-for-calling-hours" : "not-queued" };
   }
 
-  const [claimed, agents, numbers] = await db.batch([claim(db, callId, now, settings.voice), ...dialContextQueries(db, callId)]);
+  const [claimed, , agents, numbers] = await db.batch([
+    claim(db, callId, now, settings.voice),
+    callEvent(db, queued.agencyId, callId, "call.started", { ifChanged: true }),
+    ...dialContextQueries(db, callId),
+  ]);
   const call = claimed[0];
   if (!call) return { action: "ack", outcome: "not-queued" };
   const agent = agents[0];
@@ -261,14 +271,20 @@ export async function pollCall(deps: DispatchDeps, callId: string): Promise<Disp
 
 /**
  * A message that exhausted the queue's retries (the consumer kept crashing) lands in the
- * dead-letter queue: a call still waiting to be dialed ends `failed` there, uncharged.
+ * dead-letter queue: a call still waiting to be dialed ends `failed` there, uncharged, with its
+ * `call.failed` event. The call's agency is read first (its event names it); a rare path.
  */
 export async function failUndialed(db: Db, callId: string, now = Date.now()) {
   const at = iso(now);
-  const failed = await db
-    .update(voiceCalls)
-    .set({ status: "failed", endedReason: endedReasons.dialFailed, endedAt: at, durationSeconds: 0, costCents: 0, updatedAt: at })
-    .where(and(eq(voiceCalls.id, callId), eq(voiceCalls.status, "queued")))
-    .returning({ id: voiceCalls.id });
+  const call = await db.select({ agencyId: voiceCalls.agencyId }).from(voiceCalls).where(eq(voiceCalls.id, callId)).get();
+  if (!call) return false;
+  const [failed] = await db.batch([
+    db
+      .update(voiceCalls)
+      .set({ status: "failed", endedReason: endedReasons.dialFailed, endedAt: at, durationSeconds: 0, costCents: 0, updatedAt: at })
+      .where(and(eq(voiceCalls.id, callId), eq(voiceCalls.status, "queued")))
+      .returning({ id: voiceCalls.id }),
+    callEvent(db, call.agencyId, callId, "call.failed", { ifChanged: true }),
+  ]);
   return failed.length > 0;
 }

@@ -1,8 +1,10 @@
-import { and, asc, eq, inArray, isNotNull, isNull, lte, not, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, lte, not, or, sql, type SQL } from "drizzle-orm";
+import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import { createDb, type Db } from "@/db/client";
 import { voiceCalls } from "@/db/schema";
 import type { Env } from "@/env";
 import { createLogger } from "@/lib/logger";
+import { callEvent } from "@/routes/voice-ai/calls.repository";
 import {
   CRON_LOOKAHEAD_SECONDS,
   DISPATCH_TIMEOUT_SECONDS,
@@ -13,6 +15,7 @@ import {
   SWEEP_LIMIT,
   type CallMessage,
 } from "./call-message";
+import { publishCallEvents } from "./consumer";
 import { sendDials, sendPoll } from "./enqueue";
 
 export interface SweepReport {
@@ -36,11 +39,48 @@ const pastMaxDuration = (at: string) => sql`(
 const batchOf = (db: Db, where: ReturnType<typeof and>) =>
   db.select({ id: voiceCalls.id }).from(voiceCalls).where(where).orderBy(asc(voiceCalls.dueAt)).limit(SWEEP_LIMIT);
 
+/** Like batchOf, with each call's agency (a call's event names it). */
+const candidatesOf = (db: Db, where: ReturnType<typeof and>) =>
+  db.select({ id: voiceCalls.id, agencyId: voiceCalls.agencyId }).from(voiceCalls).where(where).orderBy(asc(voiceCalls.dueAt)).limit(SWEEP_LIMIT);
+
+/** Statements per batch when closing calls: two per call (its UPDATE and its event). */
+const CLOSE_BATCH_STATEMENTS = 100;
+
+/**
+ * Ends each candidate `failed` (`set`), if it still matches `where`, with its `call.failed`
+ * event: one conditional UPDATE per call and the event right after it (`changes()`), so a call
+ * that a concurrent sweep or the consumer changed first gets neither. Returns how many closed.
+ */
+async function closeCalls(
+  db: Db,
+  closes: { calls: { id: string; agencyId: string }[]; where: SQL | undefined; set: SQLiteUpdateSetSource<typeof voiceCalls> }[],
+) {
+  const statements = closes.flatMap(({ calls, where, set }) =>
+    calls.flatMap((call) => [
+      db
+        .update(voiceCalls)
+        .set(set)
+        .where(and(eq(voiceCalls.id, call.id), where))
+        .returning({ id: voiceCalls.id }),
+      callEvent(db, call.agencyId, call.id, "call.failed", { ifChanged: true }),
+    ]),
+  );
+  let closed = 0;
+  for (let i = 0; i < statements.length; i += CLOSE_BATCH_STATEMENTS) {
+    const [first, ...rest] = statements.slice(i, i + CLOSE_BATCH_STATEMENTS);
+    if (!first) break;
+    const results = await db.batch([first, ...rest]);
+    // Even places hold the UPDATEs' returned rows.
+    closed += results.filter((rows, j) => j % 2 === 0 && (rows as { id: string }[]).length > 0).length;
+  }
+  return closed;
+}
+
 /**
  * The every-minute sweep, with `now` the cron's scheduled time:
  * 1. closes calls that can no longer finish: `queued` and not dialed 40 minutes after their due
  *    time (`dispatch-timed-out`), `in-progress` past their maximum duration plus a grace period
- *    (`exceeded-max-duration`); both `failed`, never charged;
+ *    (`exceeded-max-duration`); both `failed`, never charged, each with its `call.failed` event;
  * 2. enqueues `scheduled` calls that fall due before the next run, each with its delay;
  * 3. re-enqueues `queued` calls that are due but were never sent, or whose message got lost;
  * 4. re-polls `in-progress` calls whose provider has not been asked for a while.
@@ -52,16 +92,22 @@ export async function sweepCalls(db: Db, queue: Queue<CallMessage>, now: number)
   const dispatchGiveUpBefore = iso(now - DISPATCH_TIMEOUT_SECONDS * 1000);
   const staleBefore = iso(now - REENQUEUE_AFTER_SECONDS * 1000);
 
-  const closedQueued = await db
-    .update(voiceCalls)
-    .set({ status: "failed", endedReason: endedReasons.dispatchTimedOut, endedAt: at, durationSeconds: 0, costCents: 0, updatedAt: at })
-    .where(and(eq(voiceCalls.status, "queued"), lte(voiceCalls.dueAt, dispatchGiveUpBefore)))
-    .returning({ id: voiceCalls.id });
-  const closedRunning = await db
-    .update(voiceCalls)
-    .set({ status: "failed", endedReason: endedReasons.exceededMaxDuration, endedAt: at, costCents: 0, updatedAt: at })
-    .where(and(eq(voiceCalls.status, "in-progress"), pastMaxDuration(at)))
-    .returning({ id: voiceCalls.id });
+  // One read finds the calls to close, then each closes with its event (see closeCalls).
+  const timedOut = and(eq(voiceCalls.status, "queued"), lte(voiceCalls.dueAt, dispatchGiveUpBefore));
+  const overrun = and(eq(voiceCalls.status, "in-progress"), pastMaxDuration(at));
+  const [timedOutCalls, overrunCalls] = await db.batch([candidatesOf(db, timedOut), candidatesOf(db, overrun)]);
+  const closed = await closeCalls(db, [
+    {
+      calls: timedOutCalls,
+      where: timedOut,
+      set: { status: "failed", endedReason: endedReasons.dispatchTimedOut, endedAt: at, durationSeconds: 0, costCents: 0, updatedAt: at },
+    },
+    {
+      calls: overrunCalls,
+      where: overrun,
+      set: { status: "failed", endedReason: endedReasons.exceededMaxDuration, endedAt: at, costCents: 0, updatedAt: at },
+    },
+  ]);
 
   const dueSoon = and(eq(voiceCalls.status, "scheduled"), lte(voiceCalls.dueAt, iso(now + CRON_LOOKAHEAD_SECONDS * 1000)));
   const promoted = await db
@@ -99,7 +145,7 @@ export async function sweepCalls(db: Db, queue: Queue<CallMessage>, now: number)
   for (const call of polled) await sendPoll(queue, call.id, 0);
 
   return {
-    closed: closedQueued.length + closedRunning.length,
+    closed,
     promoted: promoted.length,
     reenqueued: reenqueued.length,
     polled: polled.length,
@@ -124,7 +170,9 @@ async function sendOrRelease(db: Db, queue: Queue<CallMessage>, calls: { id: str
 /** The Cron Trigger: one sweep per run, timed by the controller's scheduled time. */
 export async function handleScheduled(controller: ScheduledController, env: Env): Promise<SweepReport> {
   const logger = createLogger({ job: "voice-sweep", cron: controller.cron }, env.LOG_LEVEL);
-  const report = await sweepCalls(createDb(env.DB), env.CALL_QUEUE, controller.scheduledTime);
+  const db = createDb(env.DB);
+  const report = await sweepCalls(db, env.CALL_QUEUE, controller.scheduledTime);
   logger.info("voice call sweep", { ...report });
+  await publishCallEvents(db, env, logger);
   return report;
 }

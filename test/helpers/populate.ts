@@ -33,6 +33,8 @@ export async function populate(name = "Owner agency"): Promise<Populated> {
   const agent = await createVoiceAgent(agencyUuid);
   await creditWallet(agencyUuid);
   const call = await createCall(token, { delay_seconds: 3600 });
+  const events = await api("GET", "/events?type=contact.created", { token });
+  expect(events.status, JSON.stringify(events.body)).toBe(200);
   const ids: Record<string, string> = {
     contact_uuid: contactUuid,
     field_uuid: field.body.field.field_uuid,
@@ -41,8 +43,15 @@ export async function populate(name = "Owner agency"): Promise<Populated> {
     path_uuid: await createPathRecord(agencyUuid),
     order_uuid: (await createLeadOrder(agencyUuid)).order_uuid,
     call_uuid: call.call_uuid,
+    event_uuid: events.body.events[0]?.event_uuid,
   };
   const member = await createMember(agencyUuid, { role: "agent" });
+  // Last, and disabled: no delivery may change the agency's rows while a test watches them.
+  const endpoint = await api("POST", "/webhook-endpoints", { token, body: { url: "https://hooks.example.com/populate", events: ["*"] } });
+  expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+  ids.webhook_endpoint_uuid = endpoint.body.webhook_endpoint.webhook_endpoint_uuid;
+  const disabled = await api("PATCH", `/webhook-endpoints/${ids.webhook_endpoint_uuid}`, { token, body: { status: "disabled" } });
+  expect(disabled.status, JSON.stringify(disabled.body)).toBe(200);
   for (const [key, id] of Object.entries(ids)) expect(id, `populate() made no ${key}`).toBeTruthy();
   // `agent_uuid` names a Voice AI agent under /voice-ai and a team member under /users.
   const idFor = (path: string, param: string) => (param === "agent_uuid" ? (path.startsWith("/voice-ai/") ? agent.agent_uuid : member) : ids[param]);

@@ -1,10 +1,12 @@
 import { and, asc, count, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { agencyTimezone, agencyTimezoneQuery, timezoneOf } from "@/db/agency-timezone";
 import type { Db } from "@/db/client";
+import { writeWithEvent } from "@/db/write-with-event";
 import { appointments, contacts, type AppointmentStatus } from "@/db/schema";
 import { withBuffer, type BookingRules } from "@/lib/booking-rules";
 import { isUniqueViolation } from "@/lib/db-errors";
 import { conflict } from "@/lib/errors";
+import { eventStatement, type EventType } from "@/lib/events";
 import { offsetOf, type Pagination } from "@/lib/pagination";
 import { liveMemberQuery } from "@/lib/team-member";
 import { isoWithin, nowIso } from "@/lib/time";
@@ -40,6 +42,26 @@ export const toPublicAppointment = ({ appointment: a, firstName, lastName }: App
 
 const ofAgency = (agencyId: string, appointmentId: string) =>
   and(eq(appointments.id, appointmentId.toLowerCase()), eq(appointments.agencyId, agencyId));
+
+/** A column of the appointment's contact, as a scalar subquery on the appointment row. */
+const ofContact = (column: typeof contacts.firstName | typeof contacts.lastName) =>
+  sql`(SELECT ${column} FROM ${contacts} WHERE ${contacts.id} = ${appointments.contactId} AND ${contacts.agencyId} = ${appointments.agencyId})`;
+
+/**
+ * The event of a change to one appointment, for the change's batch (see eventStatement), with
+ * its contact's name as the public record shows it.
+ */
+const appointmentEvent = (db: Db, agencyId: string, appointmentId: string, type: EventType) =>
+  eventStatement(db, {
+    agencyId,
+    type,
+    objectType: "appointment",
+    table: appointments,
+    where: ofAgency(agencyId, appointmentId),
+    extra: { contactFirstName: ofContact(contacts.firstName), contactLastName: ofContact(contacts.lastName) },
+    // Every appointment write is conditional (a free slot, the status it was validated against).
+    ifChanged: true,
+  });
 
 const withContact = (db: Db) =>
   db
@@ -138,10 +160,13 @@ export async function insertAppointment(db: Db, agencyId: string, input: NewAppo
   );
   let inserted: { id: string }[];
   try {
-    inserted = await db
-      .insert(appointments)
-      .select(sql`SELECT ${values} WHERE NOT EXISTS (${busyOverlapSql(agencyId, row.calendarKey, row, rules, null)})`)
-      .returning({ id: appointments.id });
+    [inserted] = await db.batch([
+      db
+        .insert(appointments)
+        .select(sql`SELECT ${values} WHERE NOT EXISTS (${busyOverlapSql(agencyId, row.calendarKey, row, rules, null)})`)
+        .returning({ id: appointments.id }),
+      appointmentEvent(db, agencyId, row.id, "appointment.booked"),
+    ]);
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict(calendarMessages.slotUnavailable);
     throw error;
@@ -179,12 +204,15 @@ export async function updateAppointment(
   );
   const slot = reschedule ? { startAt: reschedule.startAt, endAt: reschedule.endAt } : {};
   try {
-    return await db
-      .update(appointments)
-      .set({ ...fields, ...slot, updatedAt: nowIso() })
-      .where(where)
-      .returning()
-      .get();
+    return await writeWithEvent(
+      db,
+      db
+        .update(appointments)
+        .set({ ...fields, ...slot, updatedAt: nowIso() })
+        .where(where)
+        .returning(),
+      appointmentEvent(db, agencyId, current.id, "appointment.updated"),
+    );
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict(calendarMessages.slotUnavailable);
     throw error;
@@ -194,10 +222,13 @@ export async function updateAppointment(
 /** Cancels a booked appointment; undefined when it is not (any more) booked. */
 export function cancelAppointment(db: Db, agencyId: string, appointmentId: string) {
   const now = nowIso();
-  return db
-    .update(appointments)
-    .set({ status: "canceled", canceledAt: now, updatedAt: now })
-    .where(and(ofAgency(agencyId, appointmentId), eq(appointments.status, "booked")))
-    .returning()
-    .get();
+  return writeWithEvent(
+    db,
+    db
+      .update(appointments)
+      .set({ status: "canceled", canceledAt: now, updatedAt: now })
+      .where(and(ofAgency(agencyId, appointmentId), eq(appointments.status, "booked")))
+      .returning(),
+    appointmentEvent(db, agencyId, appointmentId, "appointment.canceled"),
+  );
 }

@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, exists, isNotNull, isNull, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { writeWithEvent } from "@/db/write-with-event";
 import { contacts, contactTags } from "@/db/schema";
 import { conflict, type ApiError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
@@ -161,7 +162,7 @@ export async function listContacts(db: Db, agencyId: string, filters: ContactFil
 }
 
 /** The event of a change to one contact, for the change's batch (see eventStatement). */
-const contactEvent = (db: Db, agencyId: string, contactId: string, type: EventType, options: { ifChanged?: boolean } = {}) =>
+export const contactEvent = (db: Db, agencyId: string, contactId: string, type: EventType, options: { ifChanged?: boolean } = {}) =>
   eventStatement(db, { agencyId, type, objectType: "contact", table: contacts, where: ofAgency(agencyId, contactId), ...options });
 
 export interface NewContact {
@@ -216,9 +217,9 @@ export async function updateContact(db: Db, agencyId: string, contactId: string,
     updatedAt: nowIso(),
   };
   const update = db.update(contacts).set(set).where(liveContactWhere(agencyId, contactId)).returning();
+  const event = contactEvent(db, agencyId, contactId, "contact.updated", { ifChanged: true });
   try {
-    if (patch.tags === undefined) return (await update)[0];
-    const [updated] = await db.batch([update, ...syncTags(db, agencyId, contactId)]);
+    const [updated] = await db.batch([update, event, ...(patch.tags === undefined ? [] : syncTags(db, agencyId, contactId))]);
     return updated[0];
   } catch (error) {
     if (isUniqueViolation(error)) throw await duplicateError(db, agencyId, patch, contactId);
@@ -228,7 +229,11 @@ export async function updateContact(db: Db, agencyId: string, contactId: string,
 
 export async function softDeleteContact(db: Db, agencyId: string, contactId: string) {
   const now = nowIso();
-  return db.update(contacts).set({ deletedAt: now, updatedAt: now }).where(liveContactWhere(agencyId, contactId)).returning().get();
+  return writeWithEvent(
+    db,
+    db.update(contacts).set({ deletedAt: now, updatedAt: now }).where(liveContactWhere(agencyId, contactId)).returning(),
+    contactEvent(db, agencyId, contactId, "contact.deleted", { ifChanged: true }),
+  );
 }
 
 /**
@@ -238,12 +243,15 @@ export async function softDeleteContact(db: Db, agencyId: string, contactId: str
  */
 export async function restoreContact(db: Db, agencyId: string, contact: ContactRow) {
   try {
-    return await db
-      .update(contacts)
-      .set({ deletedAt: null, updatedAt: nowIso() })
-      .where(and(ofAgency(agencyId, contact.id), isNotNull(contacts.deletedAt)))
-      .returning()
-      .get();
+    return await writeWithEvent(
+      db,
+      db
+        .update(contacts)
+        .set({ deletedAt: null, updatedAt: nowIso() })
+        .where(and(ofAgency(agencyId, contact.id), isNotNull(contacts.deletedAt)))
+        .returning(),
+      contactEvent(db, agencyId, contact.id, "contact.restored", { ifChanged: true }),
+    );
   } catch (error) {
     if (isUniqueViolation(error)) throw await duplicateError(db, agencyId, contact, contact.id);
     throw error;

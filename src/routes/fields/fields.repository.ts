@@ -1,7 +1,10 @@
 import { and, asc, count, eq, isNull, sql } from "drizzle-orm";
+import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import type { Db } from "@/db/client";
+import { writeWithEvent } from "@/db/write-with-event";
 import { fields, type FieldType } from "@/db/schema";
 import { conflict } from "@/lib/errors";
+import { eventStatement, type EventType } from "@/lib/events";
 import { newId } from "@/lib/ids";
 import { offsetOf, type Pagination } from "@/lib/pagination";
 import { nowIso } from "@/lib/time";
@@ -21,8 +24,20 @@ export const toPublicField = (f: FieldRow) => ({
   updated_at: f.updatedAt,
 });
 
-const liveField = (agencyId: string, fieldId: string) =>
-  and(eq(fields.id, fieldId.toLowerCase()), eq(fields.agencyId, agencyId), isNull(fields.archivedAt));
+const ofAgency = (agencyId: string, fieldId: string) => and(eq(fields.id, fieldId.toLowerCase()), eq(fields.agencyId, agencyId));
+const liveField = (agencyId: string, fieldId: string) => and(ofAgency(agencyId, fieldId), isNull(fields.archivedAt));
+
+/** The event of a change to one field, for the change's batch (see eventStatement). */
+const fieldEvent = (db: Db, agencyId: string, fieldId: string, type: EventType, options: { ifChanged?: boolean } = {}) =>
+  eventStatement(db, { agencyId, type, objectType: "field", table: fields, where: ofAgency(agencyId, fieldId), ...options });
+
+/** Changes a live field (an archived field is never changed), with its event; the field afterwards. */
+const updateLiveField = (db: Db, agencyId: string, fieldId: string, type: EventType, set: SQLiteUpdateSetSource<typeof fields>) =>
+  writeWithEvent(
+    db,
+    db.update(fields).set(set).where(liveField(agencyId, fieldId)).returning(),
+    fieldEvent(db, agencyId, fieldId, type, { ifChanged: true }),
+  );
 
 /** Definitions read best in the order they were made: oldest first, insertion order on ties. */
 export async function listFields(db: Db, agencyId: string, options: { includeArchived: boolean; page: Pagination }) {
@@ -51,7 +66,7 @@ export async function createField(db: Db, agencyId: string, input: { key: string
   const now = nowIso();
   const row: FieldRow = { id: newId(), agencyId, ...input, archivedAt: null, createdAt: now, updatedAt: now };
   try {
-    await db.insert(fields).values(row);
+    await db.batch([db.insert(fields).values(row), fieldEvent(db, agencyId, row.id, "field.created")]);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     const existing = await db
@@ -65,16 +80,10 @@ export async function createField(db: Db, agencyId: string, input: { key: string
 }
 
 /** Conditional on the field still being live: an archived field is never changed. */
-export async function updateField(db: Db, agencyId: string, fieldId: string, patch: { label?: string; options?: string[] }) {
-  return db
-    .update(fields)
-    .set({ ...patch, updatedAt: nowIso() })
-    .where(liveField(agencyId, fieldId))
-    .returning()
-    .get();
-}
+export const updateField = (db: Db, agencyId: string, fieldId: string, patch: { label?: string; options?: string[] }) =>
+  updateLiveField(db, agencyId, fieldId, "field.updated", { ...patch, updatedAt: nowIso() });
 
 export async function archiveField(db: Db, agencyId: string, fieldId: string) {
   const now = nowIso();
-  return db.update(fields).set({ archivedAt: now, updatedAt: now }).where(liveField(agencyId, fieldId)).returning().get();
+  return updateLiveField(db, agencyId, fieldId, "field.archived", { archivedAt: now, updatedAt: now });
 }

@@ -1,6 +1,9 @@
-import { and, count, desc, eq, ne, sql } from "drizzle-orm";
+import { and, count, desc, eq, ne, sql, type SQL } from "drizzle-orm";
+import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import type { Db } from "@/db/client";
+import { writeWithEvent } from "@/db/write-with-event";
 import { leadOrders } from "@/db/schema";
+import { eventStatement, type EventType } from "@/lib/events";
 import { newId } from "@/lib/ids";
 import { offsetOf, type Pagination } from "@/lib/pagination";
 import { nowIso } from "@/lib/time";
@@ -22,6 +25,18 @@ export const toPublicLeadOrder = (o: LeadOrderRow) => ({
 
 const ofAgency = (agencyId: string, orderId: string) => and(eq(leadOrders.id, orderId.toLowerCase()), eq(leadOrders.agencyId, agencyId));
 const notCanceled = ne(leadOrders.status, "canceled");
+
+/** The event of a change to one order, for the change's batch (see eventStatement). */
+const leadOrderEvent = (db: Db, agencyId: string, orderId: string, type: EventType, options: { ifChanged?: boolean } = {}) =>
+  eventStatement(db, { agencyId, type, objectType: "lead_order", table: leadOrders, where: ofAgency(agencyId, orderId), ...options });
+
+/** A conditional change of one order (`where`), with its event; the order afterwards, undefined when `where` missed. */
+const updateOrder = (db: Db, agencyId: string, orderId: string, type: EventType, set: SQLiteUpdateSetSource<typeof leadOrders>, where: SQL) =>
+  writeWithEvent(
+    db,
+    db.update(leadOrders).set(set).where(and(ofAgency(agencyId, orderId), where)).returning(),
+    leadOrderEvent(db, agencyId, orderId, type, { ifChanged: true }),
+  );
 
 export const getLeadOrder = (db: Db, agencyId: string, orderId: string) =>
   db.select().from(leadOrders).where(ofAgency(agencyId, orderId)).get();
@@ -55,7 +70,7 @@ export async function createLeadOrder(db: Db, agencyId: string, input: { name: s
     updatedAt: now,
     canceledAt: null,
   };
-  await db.insert(leadOrders).values(row);
+  await db.batch([db.insert(leadOrders).values(row), leadOrderEvent(db, agencyId, row.id, "lead_order.created")]);
   return row;
 }
 
@@ -65,12 +80,7 @@ export async function createLeadOrder(db: Db, agencyId: string, input: { name: s
  * apart by reading the order again. So a cancel racing a patch or pause can never be undone.
  */
 export const updateLeadOrder = (db: Db, agencyId: string, orderId: string, patch: { name?: string; dailyMax?: number; states?: string[] }) =>
-  db
-    .update(leadOrders)
-    .set({ ...patch, updatedAt: nowIso() })
-    .where(and(ofAgency(agencyId, orderId), notCanceled))
-    .returning()
-    .get();
+  updateOrder(db, agencyId, orderId, "lead_order.updated", { ...patch, updatedAt: nowIso() }, notCanceled);
 
 /**
  * Pauses an active order or resumes a paused one. undefined when the order was not in the
@@ -78,19 +88,16 @@ export const updateLeadOrder = (db: Db, agencyId: string, orderId: string, patch
  * changes nothing, not even updated_at).
  */
 export const setPaused = (db: Db, agencyId: string, orderId: string, paused: boolean) =>
-  db
-    .update(leadOrders)
-    .set({ status: paused ? "paused" : "active", updatedAt: nowIso() })
-    .where(and(ofAgency(agencyId, orderId), eq(leadOrders.status, paused ? "active" : "paused")))
-    .returning()
-    .get();
+  updateOrder(
+    db,
+    agencyId,
+    orderId,
+    paused ? "lead_order.paused" : "lead_order.resumed",
+    { status: paused ? "paused" : "active", updatedAt: nowIso() },
+    eq(leadOrders.status, paused ? "active" : "paused"),
+  );
 
 export async function cancelLeadOrder(db: Db, agencyId: string, orderId: string) {
   const now = nowIso();
-  return db
-    .update(leadOrders)
-    .set({ status: "canceled", canceledAt: now, updatedAt: now })
-    .where(and(ofAgency(agencyId, orderId), notCanceled))
-    .returning()
-    .get();
+  return updateOrder(db, agencyId, orderId, "lead_order.canceled", { status: "canceled", canceledAt: now, updatedAt: now }, notCanceled);
 }

@@ -1,6 +1,8 @@
 import { and, count, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { writeWithEvent } from "@/db/write-with-event";
 import { messages, type messageChannels, type messageDirections } from "@/db/schema";
+import { eventStatement, type EventType } from "@/lib/events";
 import { newId } from "@/lib/ids";
 import { offsetOf, type Pagination } from "@/lib/pagination";
 import { nowIso } from "@/lib/time";
@@ -22,6 +24,14 @@ export const toPublicMessage = (m: MessageRow) => ({
 });
 
 const ofAgency = (agencyId: string, messageId: string) => and(eq(messages.id, messageId.toLowerCase()), eq(messages.agencyId, agencyId));
+
+/** The event of a change to one message, for the change's batch (see eventStatement). */
+const messageEvent = (db: Db, agencyId: string, messageId: string, type: EventType, options: { ifChanged?: boolean } = {}) =>
+  eventStatement(db, { agencyId, type, objectType: "message", table: messages, where: ofAgency(agencyId, messageId), ...options });
+
+/** What storing a message means: an SMS received or sent, or a note added. */
+const storedEventType = (direction: MessageDirection): EventType =>
+  direction === "inbound" ? "message.received" : direction === "outbound" ? "message.sent" : "message.note_added";
 
 export interface MessageFilters {
   contactId?: string;
@@ -60,30 +70,48 @@ export interface NewMessage {
   read: boolean;
 }
 
-export async function createMessage(db: Db, agencyId: string, input: NewMessage) {
+/**
+ * Stores a message with its event (`message.received`, `message.sent` or `message.note_added`,
+ * by direction). `event: false` for an outbound SMS stored before it is handed to the
+ * provider: its `message.sent` comes with the provider's answer (recordDelivery).
+ */
+export async function createMessage(db: Db, agencyId: string, input: NewMessage, { event = true } = {}) {
   const now = nowIso();
   const { read, ...columns } = input;
   const row: MessageRow = { id: newId(), agencyId, ...columns, providerMessageId: null, readAt: read ? now : null, createdAt: now };
-  await db.insert(messages).values(row);
+  await db.batch([db.insert(messages).values(row), ...(event ? [messageEvent(db, agencyId, row.id, storedEventType(row.direction))] : [])]);
   return row;
 }
 
+/** Records the provider's answer about an outbound SMS, with the `message.sent` event of it. */
 export const recordDelivery = (db: Db, agencyId: string, messageId: string, result: { status: DeliveryStatus; providerMessageId: string | null }) =>
-  db
-    .update(messages)
-    .set({ deliveryStatus: result.status, providerMessageId: result.providerMessageId })
-    .where(ofAgency(agencyId, messageId))
-    .returning()
-    .get();
+  writeWithEvent(
+    db,
+    db
+      .update(messages)
+      .set({ deliveryStatus: result.status, providerMessageId: result.providerMessageId })
+      .where(ofAgency(agencyId, messageId))
+      .returning(),
+    messageEvent(db, agencyId, messageId, "message.sent", { ifChanged: true }),
+  );
 
-/** Marks read, keeping the first read time when it already was. */
-export const markRead = (db: Db, agencyId: string, messageId: string) =>
-  db
-    .update(messages)
-    .set({ readAt: sql`coalesce(${messages.readAt}, ${nowIso()})` })
-    .where(ofAgency(agencyId, messageId))
-    .returning()
-    .get();
+/**
+ * Marks a message read (keeping the first read time when it already was) or unread, with the
+ * `message.read` / `message.unread` event only when its state changed; returns the message as
+ * it is afterwards, undefined when the agency has no such message. One batch.
+ */
+async function setRead(db: Db, agencyId: string, messageId: string, read: boolean) {
+  const [, , current] = await db.batch([
+    db
+      .update(messages)
+      .set({ readAt: read ? nowIso() : null })
+      .where(and(ofAgency(agencyId, messageId), read ? isNull(messages.readAt) : isNotNull(messages.readAt))),
+    messageEvent(db, agencyId, messageId, read ? "message.read" : "message.unread", { ifChanged: true }),
+    db.select().from(messages).where(ofAgency(agencyId, messageId)),
+  ]);
+  return current[0];
+}
 
-export const markUnread = (db: Db, agencyId: string, messageId: string) =>
-  db.update(messages).set({ readAt: null }).where(ofAgency(agencyId, messageId)).returning().get();
+export const markRead = (db: Db, agencyId: string, messageId: string) => setRead(db, agencyId, messageId, true);
+
+export const markUnread = (db: Db, agencyId: string, messageId: string) => setRead(db, agencyId, messageId, false);

@@ -6,8 +6,9 @@ import type { SmsProvider, SmsSendResult } from "./providers/sms-provider";
 /**
  * Sends an outbound SMS: the message is stored first (`queued`), so it is in the conversation
  * whatever happens next, then handed to the provider, and the provider's answer is recorded
- * as `delivery_status`. A provider that throws counts as `failed`; the partner still gets the
- * message record and can see the failure.
+ * as `delivery_status`, with the `message.sent` event (the message as the partner gets it
+ * back). A provider that throws counts as `failed`; the partner still gets the message record
+ * and can see the failure.
  */
 export async function sendSms(
   db: Db,
@@ -16,14 +17,13 @@ export async function sendSms(
   agencyId: string,
   input: { contactId: string; to: string; body: string },
 ) {
-  const message = await repo.createMessage(db, agencyId, {
-    contactId: input.contactId,
-    channel: "sms",
-    direction: "outbound",
-    body: input.body,
-    deliveryStatus: "queued",
-    read: true,
-  });
+  // Its `message.sent` event comes with the provider's answer (recordDelivery).
+  const message = await repo.createMessage(
+    db,
+    agencyId,
+    { contactId: input.contactId, channel: "sms", direction: "outbound", body: input.body, deliveryStatus: "queued", read: true },
+    { event: false },
+  );
   let result: SmsSendResult;
   try {
     result = await provider.send({ to: input.to, body: input.body });

@@ -1,7 +1,10 @@
 import { and, count, desc, eq, isNull, ne, sql } from "drizzle-orm";
+import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import type { Db } from "@/db/client";
+import { writeWithEvent } from "@/db/write-with-event";
 import { paths, pathVersions, type pathStatuses } from "@/db/schema";
 import { isUniqueViolation } from "@/lib/db-errors";
+import { eventStatement, type EventType } from "@/lib/events";
 import { newId } from "@/lib/ids";
 import { offsetOf, type Pagination } from "@/lib/pagination";
 import { nowIso } from "@/lib/time";
@@ -48,6 +51,18 @@ const ofAgency = (agencyId: string, pathId: string) => and(eq(paths.id, pathId.t
 /** Not archived: the only paths that can still change. */
 const editable = (agencyId: string, pathId: string) => and(ofAgency(agencyId, pathId), isNull(paths.deletedAt));
 
+/** The event of a change to one path, for the change's batch (see eventStatement). */
+const pathEvent = (db: Db, agencyId: string, pathId: string, type: EventType, options: { ifChanged?: boolean } = {}) =>
+  eventStatement(db, { agencyId, type, objectType: "path", table: paths, where: ofAgency(agencyId, pathId), ...options });
+
+/** Changes a path that is not archived, with its event; the path afterwards, undefined when archived (or gone). */
+const updateEditable = (db: Db, agencyId: string, pathId: string, type: EventType, set: SQLiteUpdateSetSource<typeof paths>) =>
+  writeWithEvent(
+    db,
+    db.update(paths).set(set).where(editable(agencyId, pathId)).returning(),
+    pathEvent(db, agencyId, pathId, type, { ifChanged: true }),
+  );
+
 /** Any path of the agency, archived ones included. */
 export const getPath = (db: Db, agencyId: string, pathId: string) => db.select().from(paths).where(ofAgency(agencyId, pathId)).get();
 
@@ -81,7 +96,7 @@ export async function createPath(db: Db, agencyId: string, input: { name: string
     createdAt: now,
     updatedAt: now,
   };
-  await db.insert(paths).values(row);
+  await db.batch([db.insert(paths).values(row), pathEvent(db, agencyId, row.id, "path.created")]);
   return row;
 }
 
@@ -91,12 +106,7 @@ export async function createPath(db: Db, agencyId: string, input: { name: string
  * Returns undefined when the path is archived (or gone).
  */
 export const updateDraft = (db: Db, agencyId: string, pathId: string, patch: { name?: string; description?: string | null; steps?: Step[] }) =>
-  db
-    .update(paths)
-    .set({ ...patch, version: sql`${paths.version} + 1`, updatedAt: nowIso() })
-    .where(editable(agencyId, pathId))
-    .returning()
-    .get();
+  updateEditable(db, agencyId, pathId, "path.updated", { ...patch, version: sql`${paths.version} + 1`, updatedAt: nowIso() });
 
 /**
  * Publishes the current draft: moves the path's published pointer to its `version` and copies
@@ -115,6 +125,7 @@ export async function publishDraft(db: Db, agencyId: string, pathId: string) {
         .set({ status: "published", publishedVersion: sql`${paths.version}`, publishedAt: now, updatedAt: now })
         .where(and(editable(agencyId, pathId), sql`(${paths.publishedVersion} IS NULL OR ${paths.publishedVersion} < ${paths.version})`))
         .returning(),
+      pathEvent(db, agencyId, pathId, "path.published", { ifChanged: true }),
       db
         .insert(pathVersions)
         .select(
@@ -132,12 +143,7 @@ export async function publishDraft(db: Db, agencyId: string, pathId: string) {
 /** Archives a path that is not archived yet; undefined otherwise. */
 export async function archivePath(db: Db, agencyId: string, pathId: string) {
   const now = nowIso();
-  return db
-    .update(paths)
-    .set({ status: "archived", deletedAt: now, updatedAt: now })
-    .where(editable(agencyId, pathId))
-    .returning()
-    .get();
+  return updateEditable(db, agencyId, pathId, "path.deleted", { status: "archived", deletedAt: now, updatedAt: now });
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Db } from "@/db/client";
 import { invites } from "@/db/schema";
 import { isUniqueViolation } from "@/lib/db-errors";
 import { conflict } from "@/lib/errors";
+import { eventStatement } from "@/lib/events";
 import { newId } from "@/lib/ids";
 import { offsetOf, type Pagination } from "@/lib/pagination";
 import { addDays, nowIso } from "@/lib/time";
@@ -53,7 +54,8 @@ const findOpenInvite = (db: Db, agencyId: string, email: string) =>
  * One pending invite per email is the partial unique index's job, so of two concurrent invites
  * for one email exactly one insert succeeds and the other is a 409. An expired invite still
  * holds `status = 'pending'` (nothing sweeps it), so the same batch first marks it `expired`,
- * which frees the email; the batch is one transaction, so a failed insert undoes that too.
+ * which frees the email; the batch is one transaction, so a failed insert undoes that too. The
+ * `user.invited` event is in the same batch.
  */
 export async function createInvite(db: Db, agencyId: string, input: { email: string; role: "admin" | "agent" }) {
   const now = new Date();
@@ -73,6 +75,13 @@ export async function createInvite(db: Db, agencyId: string, input: { email: str
         .set({ status: "expired" })
         .where(and(eq(invites.agencyId, agencyId), eq(invites.email, input.email), eq(invites.status, "pending"), lte(invites.expiresAt, nowText))),
       db.insert(invites).values(row),
+      eventStatement(db, {
+        agencyId,
+        type: "user.invited",
+        objectType: "invite",
+        table: invites,
+        where: and(eq(invites.id, row.id), eq(invites.agencyId, agencyId)),
+      }),
     ]);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;

@@ -1,8 +1,10 @@
 import { and, count, desc, eq, isNull, ne, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { writeWithEvent } from "@/db/write-with-event";
 import { members, memberRoles } from "@/db/schema";
 import { isUniqueViolation } from "@/lib/db-errors";
 import { conflict } from "@/lib/errors";
+import { eventStatement, type EventType } from "@/lib/events";
 import { newId } from "@/lib/ids";
 import { liveMemberQuery, liveMemberWhere } from "@/lib/team-member";
 import { offsetOf, type Pagination } from "@/lib/pagination";
@@ -23,6 +25,17 @@ export const duplicateMemberMessage = (uuid: string) => `A team member with this
 
 const liveOfAgency = (agencyId: string) => and(eq(members.agencyId, agencyId), isNull(members.removedAt));
 
+/** The event of a change to one team member, for the change's batch (see eventStatement). */
+const memberEvent = (db: Db, agencyId: string, memberId: string, type: EventType, options: { ifChanged?: boolean } = {}) =>
+  eventStatement(db, {
+    agencyId,
+    type,
+    objectType: "team_member",
+    table: members,
+    where: and(eq(members.id, memberId.toLowerCase()), eq(members.agencyId, agencyId)),
+    ...options,
+  });
+
 /** The live (not removed) member of the agency holding this email, if any. */
 export const findLiveMemberByEmail = (db: Db, agencyId: string, email: string) =>
   db.select({ id: members.id }).from(members).where(and(liveOfAgency(agencyId), eq(members.email, email))).get();
@@ -41,7 +54,7 @@ export async function createMember(db: Db, agencyId: string, input: { name: stri
   const now = nowIso();
   const row: MemberRow = { id: newId(), agencyId, ...input, createdAt: now, updatedAt: now, removedAt: null };
   try {
-    await db.insert(members).values(row);
+    await db.batch([db.insert(members).values(row), memberEvent(db, agencyId, row.id, "user.created")]);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     const holder = await findLiveMemberByEmail(db, agencyId, input.email);
@@ -68,25 +81,33 @@ export async function listMembers(db: Db, agencyId: string, filters: { role?: Me
   return { rows, total: totals[0]?.total ?? 0 };
 }
 
-/**
- * Sets the role of a live member who is not the owner, in one conditional statement, so the
- * owner can never be demoted. undefined when the member is missing, removed or the owner.
- */
-export const changeRole = (db: Db, agencyId: string, memberId: string, role: Exclude<MemberRole, "owner">) =>
-  db
-    .update(members)
-    .set({ role, updatedAt: nowIso() })
-    .where(and(liveMemberWhere(agencyId, memberId), ne(members.role, "owner")))
-    .returning()
-    .get();
+/** A live member who is not the owner: the only members whose role can change or who can be removed. */
+const changeable = (agencyId: string, memberId: string) => and(liveMemberWhere(agencyId, memberId), ne(members.role, "owner"));
 
-/** Soft-removes a live member who is not the owner; undefined when missing, removed or the owner. */
+/**
+ * Sets the role of a live member who is not the owner, conditionally, so the owner can never be
+ * demoted; the `user.role_changed` event only when the role is a new one (the same role again
+ * changes nothing). One batch; returns the member afterwards, undefined when the member is
+ * missing, removed or the owner.
+ */
+export async function changeRole(db: Db, agencyId: string, memberId: string, role: Exclude<MemberRole, "owner">) {
+  const [, , current] = await db.batch([
+    db
+      .update(members)
+      .set({ role, updatedAt: nowIso() })
+      .where(and(changeable(agencyId, memberId), ne(members.role, role))),
+    memberEvent(db, agencyId, memberId, "user.role_changed", { ifChanged: true }),
+    db.select().from(members).where(changeable(agencyId, memberId)),
+  ]);
+  return current[0];
+}
+
+/** Soft-removes a live member who is not the owner, with its event; undefined when missing, removed or the owner. */
 export async function removeMember(db: Db, agencyId: string, memberId: string) {
   const now = nowIso();
-  return db
-    .update(members)
-    .set({ removedAt: now, updatedAt: now })
-    .where(and(liveMemberWhere(agencyId, memberId), ne(members.role, "owner")))
-    .returning()
-    .get();
+  return writeWithEvent(
+    db,
+    db.update(members).set({ removedAt: now, updatedAt: now }).where(changeable(agencyId, memberId)).returning(),
+    memberEvent(db, agencyId, memberId, "user.removed", { ifChanged: true }),
+  );
 }

@@ -1,9 +1,10 @@
 import { and, eq, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "@/db/client";
 import { contacts } from "@/db/schema";
 import { badRequest } from "@/lib/errors";
 import { newId } from "@/lib/ids";
-import { liveContactWhere, type ContactRow } from "@/routes/contacts/contacts.repository";
+import { contactEvent, liveContactWhere, type ContactRow } from "@/routes/contacts/contacts.repository";
 import { voiceMessages, type CreateCallInput } from "./voice-ai.schemas";
 
 export interface CallContact {
@@ -70,12 +71,15 @@ export function planCallContact(body: CreateCallInput & { phone: string }, found
 /**
  * What the write batch does for the planned contact: for a new contact, an INSERT that yields
  * to a live contact created with this phone in the meantime (the partial unique index decides;
- * ON CONFLICT DO NOTHING), and the call's `contact_id` as a subquery for whichever live
- * contact holds the phone once that INSERT ran, in the same batch. Tags are empty, so there is
- * nothing to mirror into contact_tags.
+ * ON CONFLICT DO NOTHING) with its `contact.created` event (written only if the INSERT was),
+ * and the call's `contact_id` as a subquery for whichever live contact holds the phone once
+ * that INSERT ran, in the same batch. Tags are empty, so there is nothing to mirror into
+ * contact_tags.
  */
 export function callContactWrite(db: Db, agencyId: string, phone: string, plan: ContactPlan, now: string) {
-  if (plan.kind === "ready") return { insert: null, contactId: plan.contact.contactId as string | SQL | null, contactName: plan.contact.contactName };
+  if (plan.kind === "ready") {
+    return { writes: [] as BatchItem<"sqlite">[], contactId: plan.contact.contactId as string | SQL | null, contactName: plan.contact.contactName };
+  }
   const row: ContactRow = {
     id: newId(),
     agencyId,
@@ -92,7 +96,10 @@ export function callContactWrite(db: Db, agencyId: string, phone: string, plan: 
     deletedAt: null,
   };
   return {
-    insert: db.insert(contacts).values(row).onConflictDoNothing(),
+    writes: [
+      db.insert(contacts).values(row).onConflictDoNothing(),
+      contactEvent(db, agencyId, row.id, "contact.created", { ifChanged: true }),
+    ] as BatchItem<"sqlite">[],
     contactId: sql`(${db.select({ id: contacts.id }).from(contacts).where(liveWithPhone(agencyId, phone))})`,
     contactName: plan.contactName,
   };

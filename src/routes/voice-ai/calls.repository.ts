@@ -1,8 +1,10 @@
 import { and, count, desc, eq, inArray, isNotNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { writeWithEvent } from "@/db/write-with-event";
 import { voiceCalls, type CallStatus } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { countQuery } from "@/db/record-counts";
+import { eventStatement, type EventType } from "@/lib/events";
 import { offsetOf, type Pagination } from "@/lib/pagination";
 import { nowIso } from "@/lib/time";
 
@@ -31,6 +33,13 @@ export const toPublicCall = (c: VoiceCallRow) => ({
 });
 
 const ofAgency = (agencyId: string, callId: string) => and(eq(voiceCalls.id, callId.toLowerCase()), eq(voiceCalls.agencyId, agencyId));
+
+/**
+ * The event of a change to one call, for the change's batch (see eventStatement); with
+ * `ifChanged` right after a write that is conditional on the call's status.
+ */
+export const callEvent = (db: Db, agencyId: string, callId: string, type: EventType, options: { ifChanged?: boolean } = {}) =>
+  eventStatement(db, { agencyId, type, objectType: "call", table: voiceCalls, where: ofAgency(agencyId, callId), ...options });
 
 export const getCall = (db: Db, agencyId: string, callId: string) => db.select().from(voiceCalls).where(ofAgency(agencyId, callId)).get();
 
@@ -121,12 +130,15 @@ export const releaseEnqueued = (db: Db, callId: string, enqueuedAt: string) =>
  * Returns undefined when the call is not scheduled or queued (any more).
  */
 export const cancelCall = (db: Db, agencyId: string, callId: string) =>
-  db
-    .update(voiceCalls)
-    .set({ status: "canceled", updatedAt: nowIso() })
-    .where(and(ofAgency(agencyId, callId), inArray(voiceCalls.status, ["scheduled", "queued"])))
-    .returning()
-    .get();
+  writeWithEvent(
+    db,
+    db
+      .update(voiceCalls)
+      .set({ status: "canceled", updatedAt: nowIso() })
+      .where(and(ofAgency(agencyId, callId), inArray(voiceCalls.status, ["scheduled", "queued"])))
+      .returning(),
+    callEvent(db, agencyId, callId, "call.canceled", { ifChanged: true }),
+  );
 
 /** The agency's calls held for its calling hours (`scheduled` with a `dispatch_at`), and when each was due before. */
 export const heldCalls = (db: Db, agencyId: string) =>

@@ -1,4 +1,5 @@
 import type { RouteHandler } from "@hono/zod-openapi";
+import type { BatchItem } from "drizzle-orm/batch";
 import { sendDials } from "@/jobs/enqueue";
 import type { AppBindings } from "@/lib/context";
 import { ApiError, conflict, notFound } from "@/lib/errors";
@@ -36,7 +37,8 @@ export const listVoiceCalls: Handler<"listVoiceCalls"> = async (c) => {
 
 /**
  * Two D1 round trips: one batch reads everything the checks need (settings with the timezone,
- * agent, number, contact, wallet), then one batch writes the contact (if new) and the call. The
+ * agent, number, contact, wallet), then one batch writes the contact (if new) and the call,
+ * each with its event (`contact.created`, `call.scheduled`). The
  * checks keep their order on the rows read: timing (calling hours), agent and number, contact, funds. A queued call is
  * stored with `enqueued_at` set and its message sent after the write, as the sweep does when
  * it promotes calls; if the queue refuses, `enqueued_at` is cleared for the cron (a third trip).
@@ -82,8 +84,10 @@ export const createVoiceCall: Handler<"createVoiceCall"> = async (c) => {
     },
     createdAt,
   );
-  const insertCall = calls.insertCallStatement(db, row, contact.contactId);
-  const [linked] = contact.insert ? (await db.batch([contact.insert, insertCall]))[1] : await insertCall;
+  // The contact's writes (if any), the call, its event: the call's result follows the contact's.
+  const writes = [...contact.writes, calls.insertCallStatement(db, row, contact.contactId), calls.callEvent(db, agencyId, row.id, "call.scheduled")];
+  const results = await db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  const [linked] = results[contact.writes.length] as { contactId: string | null }[];
   const call: calls.VoiceCallRow = { ...row, contactId: linked?.contactId ?? null };
 
   if (queued) {
