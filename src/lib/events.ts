@@ -1,7 +1,7 @@
 import { getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "@/db/client";
-import { events } from "@/db/schema";
+import { events, webhookEndpoints } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { nowIso } from "@/lib/time";
 
@@ -109,23 +109,60 @@ export interface EventInput {
 }
 
 /**
+ * How many endpoints the `events_fan_out` trigger delivers an event of `type` to (the trigger's
+ * own condition), for the event INSERT's RETURNING: RETURNING is computed before AFTER triggers
+ * run, so it cannot count the deliveries themselves. Bound to the values rather than correlated
+ * with the inserted row, which not every SQLite build resolves the same way inside RETURNING.
+ */
+const subscribersSql = (agencyId: string, type: EventType) => sql<number>`(SELECT count(*) FROM ${webhookEndpoints} AS e
+  WHERE e.agency_id = ${agencyId} AND e.status = 'enabled'
+    AND EXISTS (SELECT 1 FROM json_each(e.events) WHERE json_each.value IN ('*', ${type})))`;
+
+/** Event statements not yet run: their event ids, claimed from the batch results by `trackEvents`. */
+const pending = new WeakMap<object, string>();
+
+/**
  * The event of a change, as one statement for the change's own `db.batch` (a transactional
  * outbox: both commit, or neither). It copies the changed row in SQL, so the event holds the
  * row exactly as the batch left it, and a trigger on `events` creates its webhook deliveries
- * in the same statement. Place it after the write it records (directly after, with `ifChanged`).
+ * in the same statement. Place it after the write it records (directly after, with `ifChanged`),
+ * and run it in a `db.batch` (whose results say whether it has deliveries to publish).
  */
 export function eventStatement(db: Db, input: EventInput) {
   const id = newId();
   const now = nowIso();
   const snapshot = snapshotSql(input.table, input.extra ?? {});
   const changed = input.ifChanged ? sql` AND changes() > 0` : sql``;
-  publishAfterWrite(db, id);
   // Values in the table's column order (drizzle lists every column for INSERT ... SELECT).
-  return db
+  const statement = db
     .insert(events)
     .select(
       sql`SELECT ${id}, ${input.agencyId}, ${input.type}, ${input.objectType}, ${snapshot}, ${now} FROM ${input.table} WHERE ${input.where}${changed} LIMIT 1`,
-    );
+    )
+    .returning({ subscribers: subscribersSql(input.agencyId, input.type) });
+  pending.set(statement, id);
+  return statement;
+}
+
+/**
+ * Makes `db.batch` note, from each event statement's RETURNING, which events got deliveries:
+ * only those are published after the request, so a write of an agency without webhook
+ * endpoints costs no D1 round trip beyond its own batch.
+ */
+export function trackEvents<T extends Db>(db: T): T {
+  const batch = db.batch.bind(db);
+  db.batch = (async (statements: Parameters<T["batch"]>[0]) => {
+    const results = (await batch(statements)) as unknown[];
+    statements.forEach((statement, i) => {
+      const id = pending.get(statement);
+      if (id === undefined) return;
+      pending.delete(statement);
+      const rows = results[i] as { subscribers: number }[];
+      if (rows[0] && rows[0].subscribers > 0) publishAfterWrite(db, id);
+    });
+    return results;
+  }) as T["batch"];
+  return db;
 }
 
 /**

@@ -27,16 +27,18 @@ export async function publishEvents(db: Db, queue: Queue<WebhookMessage>, eventI
   const now = nowIso();
   const claimed: string[] = [];
   for (let i = 0; i < eventIds.length; i += ID_CHUNK) {
+    const unsent = and(
+      inArray(webhookDeliveries.eventId, eventIds.slice(i, i + ID_CHUNK)),
+      eq(webhookDeliveries.status, "pending"),
+      isNull(webhookDeliveries.enqueuedAt),
+    );
+    // Most agencies have no endpoint, so most events have no delivery: look before writing.
+    const found = await db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(unsent);
+    if (found.length === 0) continue;
     const rows = await db
       .update(webhookDeliveries)
       .set({ enqueuedAt: now })
-      .where(
-        and(
-          inArray(webhookDeliveries.eventId, eventIds.slice(i, i + ID_CHUNK)),
-          eq(webhookDeliveries.status, "pending"),
-          isNull(webhookDeliveries.enqueuedAt),
-        ),
-      )
+      .where(and(unsent, inArray(webhookDeliveries.id, found.map((r) => r.id))))
       .returning({ id: webhookDeliveries.id });
     claimed.push(...rows.map((r) => r.id));
   }
