@@ -315,8 +315,8 @@ function print(results) {
   }
   const w = results.webhooks;
   console.log(
-    `\nwebhooks: ${w.delivered}/${w.events} events delivered to a loopback receiver at ${w.eventsPerSecond} events/s; ` +
-      `latency from the create's response to the delivery p50 ${w.p50} ms, p99 ${w.p99} ms`,
+    `\nwebhooks: ${w.delivered}/${w.events} events delivered to a loopback receiver at ${w.eventsPerSecond} events/s ` +
+      `(while ${CONNECTIONS} connections create them); from the create's response to the delivery p50 ${w.p50} ms, p99 ${w.p99} ms`,
   );
   console.log(`\nbundle: ${results.bundle.rawKiB} KiB raw, ${results.bundle.gzipKiB} KiB gzipped\n`);
   for (const b of results.budgets) console.log(`${b.ok ? "PASS" : "MISS"}  ${pad(b.budget, 66)} ${b.value}`);
