@@ -80,7 +80,7 @@ export function buildPartnerApi() {
             "Every change of a contact, appointment, call, message, lead order, path, custom field or team member writes " +
             "an event in the same transaction as the change, kept 30 days. Event types: " +
             "`contact.created|updated|deleted|restored`, `appointment.booked|updated|canceled`, " +
-            "`call.scheduled|started|completed|failed|canceled`, `message.received|sent|note_added|read|unread`, " +
+            "`call.scheduled|started|completed|failed|canceled|updated`, `message.received|sent|updated|note_added|read|unread`, " +
             "`lead_order.created|updated|paused|resumed|canceled`, `path.created|updated|published|deleted`, " +
             "`field.created|updated|archived`, `user.created|invited|role_changed|removed`, and `ping` (a test send). " +
             "Each event's `data.object` is the changed record exactly as its own route returns it; the `Event` schema " +

@@ -27,8 +27,15 @@ function ipOf(hostname: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   const bare = hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
   if (!ipaddr.isValid(bare)) return null;
   const ip = ipaddr.parse(bare);
-  // An IPv4 address written as IPv6 (::ffff:10.0.0.1) is that IPv4 address.
-  return ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? (ip as ipaddr.IPv6).toIPv4Address() : ip;
+  if (ip.kind() === "ipv6") {
+    const v6 = ip as ipaddr.IPv6;
+    // An IPv4 address written as IPv6 is that IPv4 address: mapped (::ffff:10.0.0.1) or the
+    // deprecated IPv4-compatible form (::7f00:1, i.e. ::127.0.0.1), which ipaddr.js calls unicast.
+    if (v6.isIPv4MappedAddress()) return v6.toIPv4Address();
+    const parts = v6.parts;
+    if (parts.slice(0, 6).every((p) => p === 0)) return ipaddr.fromByteArray(v6.toByteArray().slice(12));
+  }
+  return ip;
 }
 
 /**
@@ -46,7 +53,9 @@ export function webhookUrlProblem(url: string, options: { allowLoopback?: boolea
   }
   if (parsed.protocol !== "https:" && parsed.protocol !== "http:") return webhookUrlMessages.invalid;
   if (parsed.username || parsed.password) return webhookUrlMessages.credentials;
-  const host = parsed.hostname.toLowerCase().replace(/\.$/, "");
+  // A fully qualified name may end in dots (`localhost..`): they do not change where it points.
+  const host = parsed.hostname.toLowerCase().replace(/\.+$/, "");
+  if (host === "" || host.split(".").some((label) => label === "") && !host.startsWith("[")) return webhookUrlMessages.invalid;
   if (options.allowLoopback && LOOPBACK_HOSTS.has(host)) return parsed.port ? null : webhookUrlMessages.loopbackPort;
   if (parsed.protocol !== "https:") return webhookUrlMessages.https;
   if (host === "localhost" || host.endsWith(".localhost")) return webhookUrlMessages.localhost;

@@ -23,8 +23,9 @@ export interface ReceivedRequest {
  * `base` is recorded, and `answers` says what to reply, in order (then 200). Other URLs of the
  * test hosts get a plain 200 (deliveries other tests left running); the rest go out as usual.
  */
-export function stubReceiver(base: string, answers: (number | "hang" | "network")[] = []) {
+export function stubReceiver(base: string, answers: (number | "hang" | "network")[] = [], options: { delayMs?: number } = {}) {
   const received: ReceivedRequest[] = [];
+  const concurrency = { now: 0, max: 0 };
   const realFetch = globalThis.fetch;
   const queue = [...answers];
   vi.stubGlobal("fetch", async (input: RequestInfo | URL, init?: RequestInit) => {
@@ -34,6 +35,9 @@ export function stubReceiver(base: string, answers: (number | "hang" | "network"
     }
     if (!request.url.startsWith(base)) return new Response("ok");
     received.push({ url: request.url, method: request.method, headers: Object.fromEntries(request.headers), body: await request.text() });
+    concurrency.max = Math.max(concurrency.max, ++concurrency.now);
+    if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
+    concurrency.now--;
     const answer = queue.shift() ?? 200;
     if (answer === "network") throw new TypeError("fetch failed");
     if (answer === "hang") {
@@ -45,7 +49,8 @@ export function stubReceiver(base: string, answers: (number | "hang" | "network"
       headers: answer >= 300 && answer < 400 ? { Location: "https://elsewhere.example.com/" } : {},
     });
   });
-  return { received };
+  /** `concurrency.max`: the most requests the receiver had in flight at once. */
+  return { received, concurrency };
 }
 
 export interface SentWebhook {

@@ -112,6 +112,8 @@ export const webhookAttempts = sqliteTable(
   },
   (t) => [
     index("webhook_attempts_endpoint_idx").on(t.endpointId, t.attemptedAt),
+    // The cron's prune of expired events' attempts.
+    index("webhook_attempts_event_idx").on(t.eventId),
     uniqueIndex("webhook_attempts_delivery_attempt_unique").on(t.deliveryId, t.attempt),
   ],
 );

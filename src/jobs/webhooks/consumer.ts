@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, gte } from "drizzle-orm";
 import { createDb } from "@/db/client";
 import { webhookDeliveries } from "@/db/schema";
 import type { Env } from "@/env";
@@ -6,7 +6,7 @@ import { createLogger } from "@/lib/logger";
 import { nowIso } from "@/lib/time";
 import { deliver } from "./deliver";
 import { publishEvents } from "./publish";
-import { WEBHOOK_DLQ_NAME, type WebhookMessage } from "./webhook-message";
+import { MAX_ATTEMPTS, MAX_CONCURRENT_ATTEMPTS, WEBHOOK_DLQ_NAME, type WebhookMessage } from "./webhook-message";
 import { eventsWrittenBy } from "@/lib/events";
 
 const isWebhookMessage = (body: unknown): body is WebhookMessage =>
@@ -27,36 +27,54 @@ export async function handleWebhookBatch(batch: MessageBatch<unknown>, env: Env,
 
   if (batch.queue === WEBHOOK_DLQ_NAME) {
     for (const message of batch.messages) {
+      // A crash (D1 unavailable, a bug) is not the endpoint's failure: the delivery stays pending
+      // and the cron sends it again, until its attempts are used up (then it is given up here).
       if (isWebhookMessage(message.body)) {
-        await db
+        const given = await db
           .update(webhookDeliveries)
           .set({ status: "failed", nextAttemptAt: null, updatedAt: nowIso() })
-          .where(and(eq(webhookDeliveries.id, message.body.delivery_id), eq(webhookDeliveries.status, "pending")));
-        logger.error("webhook delivery dead-lettered; given up", { delivery_id: message.body.delivery_id });
+          .where(
+            and(
+              eq(webhookDeliveries.id, message.body.delivery_id),
+              eq(webhookDeliveries.status, "pending"),
+              gte(webhookDeliveries.attempts, MAX_ATTEMPTS),
+            ),
+          )
+          .returning({ id: webhookDeliveries.id });
+        logger.error("webhook delivery dead-lettered", { delivery_id: message.body.delivery_id, given_up: given.length > 0 });
       }
       message.ack();
     }
     return;
   }
 
-  // Deliveries run concurrently: one slow endpoint (up to 10 s) does not hold up the others.
-  await Promise.all(
-    batch.messages.map(async (message) => {
-      if (!isWebhookMessage(message.body)) {
-        logger.warn("dropping a malformed webhook-deliveries message", { message_id: message.id });
-        message.ack();
-        return;
-      }
-      try {
-        const outcome = await deliver({ db, queue: env.WEBHOOK_QUEUE, logger, now: options.now }, message.body.delivery_id);
-        logger.info("webhook delivery", { delivery_id: message.body.delivery_id, attempts: message.attempts, outcome });
-        message.ack();
-      } catch (error) {
-        logger.error("webhook delivery crashed", { delivery_id: message.body.delivery_id, error: (error as Error).message });
-        message.retry({ delaySeconds: crashRetrySeconds(message.attempts) });
-      }
-    }),
-  );
+  // Up to MAX_CONCURRENT_ATTEMPTS at once: one slow endpoint (up to 10 s) does not hold up the
+  // others, and no attempt waits for a connection (a Worker has 6 open at a time) while its
+  // 10-second limit runs.
+  await forEachLimited(batch.messages, MAX_CONCURRENT_ATTEMPTS, async (message) => {
+    if (!isWebhookMessage(message.body)) {
+      logger.warn("dropping a malformed webhook-deliveries message", { message_id: message.id });
+      message.ack();
+      return;
+    }
+    try {
+      const outcome = await deliver({ db, queue: env.WEBHOOK_QUEUE, logger, now: options.now }, message.body.delivery_id);
+      logger.info("webhook delivery", { delivery_id: message.body.delivery_id, attempts: message.attempts, outcome });
+      message.ack();
+    } catch (error) {
+      logger.error("webhook delivery crashed", { delivery_id: message.body.delivery_id, error: (error as Error).message });
+      message.retry({ delaySeconds: crashRetrySeconds(message.attempts) });
+    }
+  });
+}
+
+/** Runs `task` over `items`, at most `limit` at a time. */
+async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>) {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await task(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
 /** Jobs that write events (call dispatch, the sweep) publish them the way a request does. */

@@ -1,4 +1,4 @@
-import { and, eq, isNull, lte, or, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/db/schema";
 import type { Logger } from "@/lib/logger";
@@ -6,7 +6,14 @@ import { newId } from "@/lib/ids";
 import { toPublicEvent } from "@/routes/events/events.repository";
 import { signatureHeader } from "./signature";
 import { sendDeliveries } from "./publish";
-import { ATTEMPT_LEASE_SECONDS, DELIVERY_TIMEOUT_MS, DISABLE_AFTER_MS, RETRY_SCHEDULE_SECONDS, type WebhookMessage } from "./webhook-message";
+import {
+  ATTEMPT_LEASE_SECONDS,
+  DELIVERY_TIMEOUT_MS,
+  DISABLE_AFTER_MS,
+  MAX_ATTEMPTS,
+  RETRY_SCHEDULE_SECONDS,
+  type WebhookMessage,
+} from "./webhook-message";
 
 export interface DeliverDeps {
   db: Db;
@@ -35,6 +42,7 @@ const claim = (db: Db, deliveryId: string, now: number) =>
       and(
         eq(webhookDeliveries.id, deliveryId),
         eq(webhookDeliveries.status, "pending"),
+        lt(webhookDeliveries.attempts, MAX_ATTEMPTS),
         or(isNull(webhookDeliveries.nextAttemptAt), lte(webhookDeliveries.nextAttemptAt, iso(now))),
       ),
     )
@@ -124,7 +132,8 @@ export async function deliver(deps: DeliverDeps, deliveryId: string): Promise<De
   // The endpoint's run of failures: it starts at the first failure and ends at a success; when
   // it has lasted 5 days, the endpoint is disabled.
   const failingSince = result.delivered ? null : (endpoint.failingSince ?? now);
-  const disable = !result.delivered && Date.parse(failingSince!) <= nowMs - DISABLE_AFTER_MS;
+  // Only an endpoint that is on can be turned off for failing (a ping may go to a disabled one).
+  const disable = !result.delivered && endpoint.status === "enabled" && Date.parse(failingSince!) <= nowMs - DISABLE_AFTER_MS;
   await db.batch([
     db.insert(webhookAttempts).values({
       id: newId(),

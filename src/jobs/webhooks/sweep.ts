@@ -1,10 +1,10 @@
-import { and, asc, eq, inArray, isNull, lt, lte, or } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNull, lt, lte, or } from "drizzle-orm";
 import { createDb, type Db } from "@/db/client";
 import { events, webhookAttempts, webhookDeliveries } from "@/db/schema";
 import type { Env } from "@/env";
 import { createLogger } from "@/lib/logger";
 import { sendDeliveries } from "./publish";
-import { EVENT_RETENTION_MS, RESEND_AFTER_SECONDS, WEBHOOK_SWEEP_LIMIT, type WebhookMessage } from "./webhook-message";
+import { EVENT_RETENTION_MS, MAX_ATTEMPTS, RESEND_AFTER_SECONDS, WEBHOOK_SWEEP_LIMIT, type WebhookMessage } from "./webhook-message";
 
 export interface WebhookSweepReport {
   resent: number;
@@ -24,6 +24,12 @@ const iso = (ms: number) => new Date(ms).toISOString();
  */
 export async function sweepWebhooks(db: Db, queue: Queue<WebhookMessage>, now: number): Promise<WebhookSweepReport> {
   const staleBefore = iso(now - RESEND_AFTER_SECONDS * 1000);
+  // A delivery whose every attempt was claimed but none completed (its consumer kept crashing)
+  // is given up once the last lease has run out, rather than sent for ever.
+  await db
+    .update(webhookDeliveries)
+    .set({ status: "failed", nextAttemptAt: null, updatedAt: iso(now) })
+    .where(and(eq(webhookDeliveries.status, "pending"), gte(webhookDeliveries.attempts, MAX_ATTEMPTS), lte(webhookDeliveries.nextAttemptAt, iso(now))));
   const lost = and(
     eq(webhookDeliveries.status, "pending"),
     lte(webhookDeliveries.nextAttemptAt, staleBefore),

@@ -13,6 +13,16 @@ export const WEBHOOK_DLQ_NAME = "webhook-deliveries-dlq";
 /** Seconds before each retry after a failed attempt (DESIGN): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then given up. */
 export const RETRY_SCHEDULE_SECONDS = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000] as const;
 
+/** Attempts of one delivery: the first and one per retry. */
+export const MAX_ATTEMPTS = RETRY_SCHEDULE_SECONDS.length + 1;
+
+/**
+ * Attempts a consumer runs at once. A Worker has at most 6 connections open at a time and
+ * queues the rest, and an attempt's 10-second limit starts with its fetch: more would let
+ * attempts time out without having been sent.
+ */
+export const MAX_CONCURRENT_ATTEMPTS = 6;
+
 /** A 2xx within this long is delivered; anything slower is a failed attempt. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 

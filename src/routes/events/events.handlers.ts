@@ -1,6 +1,6 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
-import { notFound } from "@/lib/errors";
+import { conflict, notFound } from "@/lib/errors";
 import { paginationOf } from "@/lib/pagination";
 import { redeliver } from "@/routes/webhook-endpoints/webhook-endpoints.repository";
 import * as repo from "./events.repository";
@@ -26,6 +26,7 @@ export const redeliverEvent: Handler<"redeliverEvent"> = async (c) => {
   const { agencyId } = c.var.caller;
   const event = await repo.getEvent(db, agencyId, c.req.valid("param").event_uuid);
   if (!event) throw notFound(eventMessages.notFound);
+  if (event.type === "ping") throw conflict(eventMessages.pingRedeliver);
   const endpointIds = await redeliver(db, agencyId, event.id, event.type);
   return c.json({ success: true as const, event_uuid: event.id, webhook_endpoint_uuids: endpointIds }, 202);
 };

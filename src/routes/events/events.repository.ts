@@ -3,6 +3,7 @@ import type { Db } from "@/db/client";
 import { events } from "@/db/schema";
 import type { EventType } from "@/lib/events";
 import { offsetOf, type Pagination } from "@/lib/pagination";
+import { EVENT_RETENTION_MS } from "@/jobs/webhooks/webhook-message";
 import type { z } from "@hono/zod-openapi";
 import { renderObject } from "./event-objects";
 import type { Event } from "./events.schemas";
@@ -21,11 +22,14 @@ export const toPublicEvent = (e: EventRow) =>
     data: { object: renderObject(e.objectType, e.snapshot) },
   }) as z.infer<typeof Event>;
 
+/** Events are kept 30 days: older ones are gone for the API even before the cron deletes them. */
+const retained = () => gte(events.createdAt, new Date(Date.now() - EVENT_RETENTION_MS).toISOString());
+
 export const getEvent = (db: Db, agencyId: string, eventId: string) =>
   db
     .select()
     .from(events)
-    .where(and(eq(events.id, eventId.toLowerCase()), eq(events.agencyId, agencyId)))
+    .where(and(eq(events.id, eventId.toLowerCase()), eq(events.agencyId, agencyId), retained()))
     .get();
 
 export interface EventFilters {
@@ -38,6 +42,7 @@ export interface EventFilters {
 export async function listEvents(db: Db, agencyId: string, filters: EventFilters, page: Pagination) {
   const where = and(
     eq(events.agencyId, agencyId),
+    retained(),
     filters.type ? eq(events.type, filters.type) : undefined,
     filters.from ? gte(events.createdAt, filters.from) : undefined,
     filters.to ? lt(events.createdAt, filters.to) : undefined,

@@ -46,9 +46,14 @@ export const redeliverEvent = partnerRoute({
   description:
     "Delivers the event again, at once, to every enabled webhook endpoint subscribed to its type (whether or not it " +
     "was delivered before): a new delivery with its own attempts and retries, and the same `webhook-id`. Answers 202 " +
-    "with the endpoints it goes to (none is fine: the answer says so).",
+    "with the endpoints it goes to (none is fine: the answer says so). A `ping` cannot be redelivered (409): send " +
+    "another test instead.",
   scopes: ["webhooks"],
   request: { params: EventParams },
-  errorExamples: { 404: { description: "No event with this uuid in your agency (or older than 30 days).", error: eventMessages.notFound } },
+  errors: [409],
+  errorExamples: {
+    404: { description: "No event with this uuid in your agency (or older than 30 days).", error: eventMessages.notFound },
+    409: { description: "The event is a test send.", error: eventMessages.pingRedeliver },
+  },
   responses: { 202: jsonContent(RedeliverResponse, "The deliveries are on their way.") },
 });

@@ -13,6 +13,7 @@ import { VoiceCall } from "@/routes/voice-ai/voice-ai.schemas";
 
 export const eventMessages = {
   notFound: "Event not found",
+  pingRedeliver: "A ping is a test send: send another with POST /webhook-endpoints/{webhook_endpoint_uuid}/test",
   type: `type must be one of: ${eventTypes.join(", ")}`,
   instant: (name: string) => `${name} must be an ISO 8601 date-time with a UTC offset, e.g. 2026-11-21T14:05:00.000Z`,
   range: "from must be before to",
@@ -69,13 +70,16 @@ export const Event = z
       "CallEvent",
       ofPrefix("call"),
       VoiceCall,
-      "A Voice AI call was created (`call.scheduled`, whether queued or scheduled), dialed (`call.started`), ended (`call.completed` or `call.failed`) or canceled.",
+      "A Voice AI call was created (`call.scheduled`, whether queued or scheduled), dialed (`call.started`), ended " +
+        "(`call.completed` or `call.failed`) or canceled; `call.updated` for any other change of its status or timing " +
+        "(held for calling hours or moved by a change of them, queued when it falls due, put back for a retry after a failed dial).",
     ),
     eventOf(
       "MessageEvent",
       ofPrefix("message"),
       Message,
-      "An SMS arrived (`message.received`) or was sent (`message.sent`), a note was added, or a message was marked read or unread.",
+      "An SMS arrived (`message.received`) or was sent (`message.sent`, when it is stored), its delivery status changed " +
+        "(`message.updated`, e.g. delivered or failed), a note was added, or a message was marked read or unread.",
     ),
     eventOf("LeadOrderEvent", ofPrefix("lead_order"), LeadOrder, "A lead order was created, changed, paused, resumed or canceled."),
     eventOf("PathEvent", ofPrefix("path"), Path, "A path was created, changed, published or deleted."),

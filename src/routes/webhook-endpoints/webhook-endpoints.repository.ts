@@ -101,8 +101,10 @@ export function updateEndpoint(db: Db, agencyId: string, endpointId: string, pat
       events: patch.events,
       description: patch.description === undefined ? undefined : patch.description || null,
       status: patch.status,
-      // Turned on again by the partner: the failing run and our reason for disabling are over.
+      // Turned on again by the partner, or pointed elsewhere: the failing run (and our reason for
+      // disabling) belongs to what was there before.
       ...(reenabled ? { disabledReason: null, failingSince: null } : patch.status === "disabled" ? { disabledReason: null } : {}),
+      ...(patch.url !== undefined ? { failingSince: null } : {}),
       updatedAt: nowIso(),
     })
     .where(ofAgency(agencyId, endpointId))

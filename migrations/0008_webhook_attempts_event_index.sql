@@ -1,0 +1,1 @@
+CREATE INDEX `webhook_attempts_event_idx` ON `webhook_attempts` (`event_id`);
