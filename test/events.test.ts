@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { simulatedProvider } from "@/jobs/providers/simulated";
 import { ProviderError } from "@/jobs/providers/types";
+import { SIMULATED_UNDELIVERABLE, simulatedSmsProvider } from "@/routes/messages/providers/sms-provider";
 import { eventMessages } from "@/routes/events/events.schemas";
 import { admin, api, expectError, type ApiResponse } from "./helpers/http";
 import { createAgency, createKey, createMember, setupAgency } from "./helpers/factories";
@@ -240,20 +241,85 @@ describe("call events", () => {
     expect(await countOf(token, "call.completed")).toBe(0);
   });
 
-  it("releasing a call for a retry and holding it for calling hours are not events", async () => {
+  it("call.updated when a dial holds a queued call for calling hours, as GET shows it; none for a stray dial of the held call", async () => {
     setClock("2026-12-02T15:00:00.000Z"); // 10:00 in New York
     const { token, created } = await voiceAgency({ callingHours: { start: "09:00", end: "19:00" } });
+    const call = await created();
+    expect(call.status).toBe("queued");
+    // The hours close before the dial; the call is queued, not held, so the PATCH moves nothing.
+    await patchSettings(token, { calling_hours: { start: "18:00", end: "19:00" } });
+    expect(await countOf(token, "call.updated")).toBe(0);
+
+    await deliver([{ body: dial(call.call_uuid) }]);
+    const held = await getCall(token, call.call_uuid);
+    expect(held).toMatchObject({ status: "scheduled", dispatch_at: "2026-12-02T23:00:00.000Z" });
+    await expectOneEvent(token, "call.updated", held);
+    await deliver([{ body: dial(call.call_uuid) }]);
+    expect(await getCall(token, call.call_uuid)).toEqual(held);
+    expect(await countOf(token, "call.updated")).toBe(1);
+    expect(await countOf(token, "call.started")).toBe(0);
+  });
+
+  it("call.updated when a failed dial puts the call back to queued, as GET shows it; the next claim is call.started again", async () => {
+    const { token, created } = await voiceAgency();
     const call = await created({ phone: "+14155550008" }); // fails its first dial only
     await deliver([{ body: dial(call.call_uuid) }]);
-    expect((await getCall(token, call.call_uuid)).status).toBe("queued");
-    expect(await countOf(token, "call.started")).toBe(1);
+    const released = await getCall(token, call.call_uuid);
+    expect(released).toMatchObject({ status: "queued", started_at: null });
+    await expectOneEvent(token, "call.updated", released);
 
-    // The hours close before the retry: the dial holds it until the next opening.
-    await patchSettings(token, { calling_hours: { start: "18:00", end: "19:00" } });
     await deliver([{ body: dial(call.call_uuid) }]);
-    expect(await getCall(token, call.call_uuid)).toMatchObject({ status: "scheduled", dispatch_at: "2026-12-02T23:00:00.000Z" });
-    const types = (await api("GET", "/events?limit=100", { token })).body.events.map((e: PublicEvent) => e.type);
-    expect(types.filter((t: string) => t.startsWith("call."))).toEqual(["call.started", "call.scheduled"]);
+    const running = await getCall(token, call.call_uuid);
+    expect(running.status).toBe("in-progress");
+    expect((await callEvents(token, "call.started", call.call_uuid)).map((e) => e.data.object.status)).toEqual(["in-progress", "in-progress"]);
+    expect((await eventsOf(token, "call.started"))[0]!.data.object).toEqual(running);
+    expect(await countOf(token, "call.updated")).toBe(1);
+  });
+
+  it("call.updated when a failed dial's retry is held for calling hours, as GET shows it", async () => {
+    setClock("2026-12-02T23:59:50.000Z"); // 18:59:50 in New York: the retry falls after 19:00
+    const { token, created } = await voiceAgency({ callingHours: { start: "09:00", end: "19:00" } });
+    const call = await created({ phone: "+14155550008" });
+    await deliver([{ body: dial(call.call_uuid) }]);
+    const held = await getCall(token, call.call_uuid);
+    expect(held).toMatchObject({ status: "scheduled", dispatch_at: "2026-12-03T14:00:00.000Z", started_at: null });
+    await expectOneEvent(token, "call.updated", held);
+  });
+
+  it("call.updated for each call the cron queues, once even when two sweeps run at once; none for a run with nothing due", async () => {
+    setClock("2026-12-02T15:00:00.000Z");
+    const { token, created, customEnv } = await voiceAgency();
+    const dueAt = Date.now() + 3 * DAY;
+    const call = await created({ scheduled_at: new Date(dueAt).toISOString() });
+    expect(call.status).toBe("scheduled");
+
+    await runCron(Date.now(), customEnv);
+    expect(await getCall(token, call.call_uuid)).toEqual(call);
+    expect(await countOf(token, "call.updated")).toBe(0);
+
+    await Promise.all([runCron(dueAt - 30_000, customEnv), runCron(dueAt - 30_000, customEnv)]);
+    const queued = await getCall(token, call.call_uuid);
+    expect(queued.status).toBe("queued");
+    await expectOneEvent(token, "call.updated", queued);
+  });
+
+  it("call.updated for each held call a change of calling hours moves, as GET shows it; none for calls it does not move", async () => {
+    setClock("2026-12-02T15:00:00.000Z"); // 10:00 in New York
+    const { token, created } = await voiceAgency({ callingHours: { start: "18:00", end: "19:00" } });
+    const held = await created();
+    expect(held).toMatchObject({ status: "scheduled", dispatch_at: "2026-12-02T23:00:00.000Z" });
+    const canceled = await created();
+    expect((await api("POST", `/voice-ai/calls/${canceled.call_uuid}/cancel`, { token })).status).toBe(200);
+
+    await patchSettings(token, { calling_hours: { start: "17:00", end: "19:00" } });
+    const moved = await getCall(token, held.call_uuid);
+    expect(moved.dispatch_at).toBe("2026-12-02T22:00:00.000Z");
+    await expectOneEvent(token, "call.updated", moved);
+
+    // The same opening: nothing moves.
+    await patchSettings(token, { calling_hours: { start: "17:00", end: "20:00" } });
+    expect(await getCall(token, held.call_uuid)).toEqual(moved);
+    expect(await countOf(token, "call.updated")).toBe(1);
   });
 
   it("call.failed when a dead-lettered call is marked failed, once", async () => {
@@ -314,18 +380,38 @@ describe("message events", () => {
     ]);
   });
 
-  it("message.sent for an outbound SMS, with the provider's answer, as returned; none for a 400", async () => {
+  it("message.sent when an outbound SMS is stored (queued), message.updated with the provider's answer, each as GET /messages shows it then; none for a 400", async () => {
     const { agencyUuid, token, contact } = await agencyWithContact();
-    const res = await expectRecordEvent(token, "message.sent", "message", api("POST", "/messages", { token, body: { contact_uuid: contact.contact_uuid, channel: "sms", body: "See you at 10" } }), 201);
+    // What GET /messages shows while the provider has each message.
+    const whileSending: Record<string, any>[] = [];
+    const send = simulatedSmsProvider.send.bind(simulatedSmsProvider);
+    vi.spyOn(simulatedSmsProvider, "send").mockImplementation(async (message) => {
+      whileSending.push((await api("GET", "/messages?limit=1", { token })).body.messages[0]);
+      return send(message);
+    });
+    const res = await expectRecordEvent(token, "message.updated", "message", api("POST", "/messages", { token, body: { contact_uuid: contact.contact_uuid, channel: "sms", body: "See you at 10" } }), 201);
     expect(res.body.message.delivery_status).toBe("delivered");
+    expect(whileSending).toEqual([{ ...res.body.message, delivery_status: "queued" }]);
+    await expectOneEvent(token, "message.sent", whileSending[0]);
+
+    const unreachable = await createContact(token, { phone: SIMULATED_UNDELIVERABLE.values().next().value });
+    const failed = await api("POST", "/messages", { token, body: { contact_uuid: unreachable.contact_uuid, channel: "sms", body: "Hi" } });
+    expect(failed.body.message.delivery_status).toBe("failed");
+    expect((await eventsOf(token, "message.updated")).map((e) => e.data.object)).toEqual([failed.body.message, res.body.message]);
+    expect(whileSending[1]).toEqual({ ...failed.body.message, delivery_status: "queued" });
+    expect((await eventsOf(token, "message.sent")).map((e) => e.data.object)).toEqual([whileSending[1], whileSending[0]]);
+
     const noPhone = await createContact(token);
-    await expectNoNewEvents(token, "message.sent", [
-      [() => api("POST", "/messages", { token, body: { contact_uuid: noPhone.contact_uuid, channel: "sms", body: "Hi" } }), 400],
-      [() => api("POST", "/messages", { token, body: { contact_uuid: RANDOM_UUID, channel: "sms", body: "Hi" } }), 400],
-    ]);
-    // One the operator records as sent is message.sent too.
+    for (const type of ["message.sent", "message.updated"]) {
+      await expectNoNewEvents(token, type, [
+        [() => api("POST", "/messages", { token, body: { contact_uuid: noPhone.contact_uuid, channel: "sms", body: "Hi" } }), 400],
+        [() => api("POST", "/messages", { token, body: { contact_uuid: RANDOM_UUID, channel: "sms", body: "Hi" } }), 400],
+      ]);
+    }
+    // One the operator records as sent is message.sent too, and never updated.
     const recorded = await admin("POST", `/agencies/${agencyUuid}/messages`, { contact_uuid: contact.contact_uuid, channel: "sms", direction: "outbound", body: "Sent" });
-    expect((await eventsOf(token, "message.sent")).map((e) => e.data.object)).toEqual([await listed(token, recorded.body.message.message_uuid), res.body.message]);
+    expect((await eventsOf(token, "message.sent"))[0]!.data.object).toEqual(await listed(token, recorded.body.message.message_uuid));
+    expect(await countOf(token, "message.updated")).toBe(2);
   });
 
   it("message.note_added for a note, as returned", async () => {

@@ -480,7 +480,8 @@ describe("webhook delivery", () => {
     const { env: customEnv } = webhookEnv();
     const first = await contactWithEvent(token, customEnv, "A");
     const second = await contactWithEvent(token, customEnv, "B");
-    const [a, b] = [first, second].map((c) => `${c.eventId}:${endpoint.webhook_endpoint_uuid}`);
+    const a = `${first.eventId}:${endpoint.webhook_endpoint_uuid}`;
+    const b = `${second.eventId}:${endpoint.webhook_endpoint_uuid}`;
     await env.DB.prepare("UPDATE webhook_deliveries SET attempts = 8 WHERE id = ?").bind(b).run();
     await deliver([a, b].map((id) => ({ body: { type: "deliver", delivery_id: id } })), { queue: "webhook-deliveries-dlq" });
     const status = async (id: string) => ((await env.DB.prepare("SELECT status FROM webhook_deliveries WHERE id = ?").bind(id).first()) as { status: string }).status;

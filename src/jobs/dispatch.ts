@@ -1,5 +1,6 @@
 import { and, eq, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { writeWithEvent } from "@/db/write-with-event";
 import { agencies, voiceAgents, voiceCalls, voicePhoneNumbers } from "@/db/schema";
 import { openingAtOrAfter } from "@/lib/calling-window";
 import type { Logger } from "@/lib/logger";
@@ -61,25 +62,34 @@ const ours = (call: Pick<VoiceCallRow, "id" | "attempts">) =>
 
 /**
  * Holds a call for the agency's calling hours: `scheduled` until `opening` (its new due time,
- * shown as `dispatch_at`), when the cron queues it again. True when `where` still matched.
+ * shown as `dispatch_at`), when the cron queues it again, with its `call.updated` event. True
+ * when `where` still matched.
  */
-async function holdForWindow(db: Db, where: SQL | undefined, opening: number, now: string) {
-  const held = await db
-    .update(voiceCalls)
-    .set({ status: "scheduled", dueAt: iso(opening), dispatchAt: iso(opening), enqueuedAt: null, startedAt: null, updatedAt: now })
-    .where(where)
-    .returning({ id: voiceCalls.id });
-  return held.length > 0;
+async function holdForWindow(db: Db, call: { id: string; agencyId: string }, where: SQL | undefined, opening: number, now: string) {
+  const held = await writeWithEvent(
+    db,
+    db
+      .update(voiceCalls)
+      .set({ status: "scheduled", dueAt: iso(opening), dispatchAt: iso(opening), enqueuedAt: null, startedAt: null, updatedAt: now })
+      .where(where)
+      .returning({ id: voiceCalls.id }),
+    callEvent(db, call.agencyId, call.id, "call.updated", { ifChanged: true }),
+  );
+  return held !== undefined;
 }
 
-/** Puts a call whose dial failed back to `queued`, due again after the backoff. */
+/** Puts a call whose dial failed back to `queued`, due again after the backoff, with its `call.updated` event. */
 async function releaseForRetry(db: Db, call: VoiceCallRow, retryAt: number, now: string) {
-  const released = await db
-    .update(voiceCalls)
-    .set({ status: "queued", dueAt: iso(retryAt), enqueuedAt: now, startedAt: null, updatedAt: now })
-    .where(ours(call))
-    .returning({ id: voiceCalls.id });
-  return released.length > 0;
+  const released = await writeWithEvent(
+    db,
+    db
+      .update(voiceCalls)
+      .set({ status: "queued", dueAt: iso(retryAt), enqueuedAt: now, startedAt: null, updatedAt: now })
+      .where(ours(call))
+      .returning({ id: voiceCalls.id }),
+    callEvent(db, call.agencyId, call.id, "call.updated", { ifChanged: true }),
+  );
+  return released !== undefined;
 }
 
 /** Ends a call as `failed` without a charge, with its `call.failed` event. */
@@ -192,7 +202,7 @@ export async function dialCall(deps: DispatchDeps, callId: string): Promise<Disp
   const window = callingWindowOf(settings);
   const opening = openingAtOrAfter(window, nowMs) ?? nowMs;
   if (opening > nowMs) {
-    const held = await holdForWindow(db, and(eq(voiceCalls.id, callId), eq(voiceCalls.status, "queued")), opening, now);
+    const held = await holdForWindow(db, { id: callId, agencyId: queued.agencyId }, and(eq(voiceCalls.id, callId), eq(voiceCalls.status, "queued")), opening, now);
     return { action: "ack", outcome: held ? "held-for-calling-hours" : "not-queued" };
   }
 
@@ -220,7 +230,7 @@ export async function dialCall(deps: DispatchDeps, callId: string): Promise<Disp
       const retryAt = nowMs + delaySeconds * 1000;
       const retryOpening = openingAtOrAfter(window, retryAt) ?? retryAt;
       if (retryOpening > retryAt) {
-        const held = await holdForWindow(db, ours(call), retryOpening, now);
+        const held = await holdForWindow(db, call, ours(call), retryOpening, now);
         return { action: "ack", outcome: held ? "retry-held-for-calling-hours" : "changed" };
       }
       if (await releaseForRetry(db, call, retryAt, now)) return { action: "retry", delaySeconds, outcome: "retry" };
@@ -239,6 +249,8 @@ async function recordState(deps: DispatchDeps, call: VoiceCallRow, state: Provid
     await completeCall(db, call, state.providerCallId, state.outcome, now);
     return { action: "ack", outcome: state.outcome.status };
   }
+  // No public field changes, so no event; `updated_at` of an `in-progress` call is when it was
+  // last polled, which the sweep's re-poll reads (its claim set it at the dial).
   await db.update(voiceCalls).set({ providerCallId: state.providerCallId, updatedAt: now }).where(ours(call));
   await sendPoll(deps.queue, call.id, state.pollAfterSeconds);
   return { action: "ack", outcome: "in-progress" };

@@ -1,10 +1,9 @@
-import { and, asc, eq, inArray, isNotNull, isNull, lte, not, or, sql, type SQL } from "drizzle-orm";
-import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
+import { and, asc, eq, inArray, isNotNull, isNull, lte, not, or, sql } from "drizzle-orm";
 import { createDb, type Db } from "@/db/client";
 import { voiceCalls } from "@/db/schema";
 import type { Env } from "@/env";
 import { createLogger } from "@/lib/logger";
-import { callEvent } from "@/routes/voice-ai/calls.repository";
+import { changeCalls, type CallChange } from "@/routes/voice-ai/calls.repository";
 import {
   CRON_LOOKAHEAD_SECONDS,
   DISPATCH_TIMEOUT_SECONDS,
@@ -43,46 +42,15 @@ const batchOf = (db: Db, where: ReturnType<typeof and>) =>
 const candidatesOf = (db: Db, where: ReturnType<typeof and>) =>
   db.select({ id: voiceCalls.id, agencyId: voiceCalls.agencyId }).from(voiceCalls).where(where).orderBy(asc(voiceCalls.dueAt)).limit(SWEEP_LIMIT);
 
-/** Statements per batch when closing calls: two per call (its UPDATE and its event). */
-const CLOSE_BATCH_STATEMENTS = 100;
-
-/**
- * Ends each candidate `failed` (`set`), if it still matches `where`, with its `call.failed`
- * event: one conditional UPDATE per call and the event right after it (`changes()`), so a call
- * that a concurrent sweep or the consumer changed first gets neither. Returns how many closed.
- */
-async function closeCalls(
-  db: Db,
-  closes: { calls: { id: string; agencyId: string }[]; where: SQL | undefined; set: SQLiteUpdateSetSource<typeof voiceCalls> }[],
-) {
-  const statements = closes.flatMap(({ calls, where, set }) =>
-    calls.flatMap((call) => [
-      db
-        .update(voiceCalls)
-        .set(set)
-        .where(and(eq(voiceCalls.id, call.id), where))
-        .returning({ id: voiceCalls.id }),
-      callEvent(db, call.agencyId, call.id, "call.failed", { ifChanged: true }),
-    ]),
-  );
-  let closed = 0;
-  for (let i = 0; i < statements.length; i += CLOSE_BATCH_STATEMENTS) {
-    const [first, ...rest] = statements.slice(i, i + CLOSE_BATCH_STATEMENTS);
-    if (!first) break;
-    const results = await db.batch([first, ...rest]);
-    // Even places hold the UPDATEs' returned rows.
-    closed += results.filter((rows, j) => j % 2 === 0 && (rows as { id: string }[]).length > 0).length;
-  }
-  return closed;
-}
-
 /**
  * The every-minute sweep, with `now` the cron's scheduled time:
  * 1. closes calls that can no longer finish: `queued` and not dialed 40 minutes after their due
  *    time (`dispatch-timed-out`), `in-progress` past their maximum duration plus a grace period
  *    (`exceeded-max-duration`); both `failed`, never charged, each with its `call.failed` event;
- * 2. enqueues `scheduled` calls that fall due before the next run, each with its delay;
- * 3. re-enqueues `queued` calls that are due but were never sent, or whose message got lost;
+ * 2. enqueues `scheduled` calls that fall due before the next run, each with its delay and its
+ *    `call.updated` event (now `queued`);
+ * 3. re-enqueues `queued` calls that are due but were never sent, or whose message got lost
+ *    (bookkeeping: no public field changes, no event);
  * 4. re-polls `in-progress` calls whose provider has not been asked for a while.
  * Every step is a conditional UPDATE whose RETURNING rows are what gets sent, so two sweeps
  * running at once do not double-send, and a duplicate message is harmless anyway (the claim).
@@ -92,29 +60,27 @@ export async function sweepCalls(db: Db, queue: Queue<CallMessage>, now: number)
   const dispatchGiveUpBefore = iso(now - DISPATCH_TIMEOUT_SECONDS * 1000);
   const staleBefore = iso(now - REENQUEUE_AFTER_SECONDS * 1000);
 
-  // One read finds the calls to close, then each closes with its event (see closeCalls).
+  // One read finds the calls to close and to promote, then each changes with its event (see
+  // changeCalls): two sweeps running at once change, and record, each call once.
   const timedOut = and(eq(voiceCalls.status, "queued"), lte(voiceCalls.dueAt, dispatchGiveUpBefore));
   const overrun = and(eq(voiceCalls.status, "in-progress"), pastMaxDuration(at));
-  const [timedOutCalls, overrunCalls] = await db.batch([candidatesOf(db, timedOut), candidatesOf(db, overrun)]);
-  const closed = await closeCalls(db, [
-    {
-      calls: timedOutCalls,
+  const dueSoon = and(eq(voiceCalls.status, "scheduled"), lte(voiceCalls.dueAt, iso(now + CRON_LOOKAHEAD_SECONDS * 1000)));
+  const [timedOutCalls, overrunCalls, dueCalls] = await db.batch([candidatesOf(db, timedOut), candidatesOf(db, overrun), candidatesOf(db, dueSoon)]);
+  const changesOf = (calls: CallChange["call"][], change: Omit<CallChange, "call">) => calls.map((call) => ({ call, ...change }));
+  const closed = await changeCalls(db, [
+    ...changesOf(timedOutCalls, {
       where: timedOut,
       set: { status: "failed", endedReason: endedReasons.dispatchTimedOut, endedAt: at, durationSeconds: 0, costCents: 0, updatedAt: at },
-    },
-    {
-      calls: overrunCalls,
+      type: "call.failed",
+    }),
+    ...changesOf(overrunCalls, {
       where: overrun,
       set: { status: "failed", endedReason: endedReasons.exceededMaxDuration, endedAt: at, costCents: 0, updatedAt: at },
-    },
+      type: "call.failed",
+    }),
   ]);
 
-  const dueSoon = and(eq(voiceCalls.status, "scheduled"), lte(voiceCalls.dueAt, iso(now + CRON_LOOKAHEAD_SECONDS * 1000)));
-  const promoted = await db
-    .update(voiceCalls)
-    .set({ status: "queued", enqueuedAt: at, updatedAt: at })
-    .where(and(dueSoon, inArray(voiceCalls.id, batchOf(db, dueSoon))))
-    .returning({ id: voiceCalls.id, dueAt: voiceCalls.dueAt });
+  const promoted = await changeCalls(db, changesOf(dueCalls, { where: dueSoon, set: { status: "queued", enqueuedAt: at, updatedAt: at }, type: "call.updated" }));
   await sendOrRelease(db, queue, promoted, now);
 
   const stuck = and(
@@ -124,13 +90,15 @@ export async function sweepCalls(db: Db, queue: Queue<CallMessage>, now: number)
       and(lte(voiceCalls.dueAt, staleBefore), lte(voiceCalls.enqueuedAt, staleBefore)),
     ),
   );
+  // Bookkeeping only (`enqueued_at` is not public): `updated_at` stays, and no event.
   const reenqueued = await db
     .update(voiceCalls)
-    .set({ enqueuedAt: at, updatedAt: at })
+    .set({ enqueuedAt: at })
     .where(and(stuck, inArray(voiceCalls.id, batchOf(db, stuck))))
     .returning({ id: voiceCalls.id, dueAt: voiceCalls.dueAt });
   await sendOrRelease(db, queue, reenqueued, now);
 
+  // `updated_at` of an `in-progress` call is when it was last polled (here or by the consumer).
   const unpolled = and(
     eq(voiceCalls.status, "in-progress"),
     isNotNull(voiceCalls.providerCallId),
@@ -145,7 +113,7 @@ export async function sweepCalls(db: Db, queue: Queue<CallMessage>, now: number)
   for (const call of polled) await sendPoll(queue, call.id, 0);
 
   return {
-    closed,
+    closed: closed.length,
     promoted: promoted.length,
     reenqueued: reenqueued.length,
     polled: polled.length,

@@ -72,27 +72,31 @@ export interface NewMessage {
 
 /**
  * Stores a message with its event (`message.received`, `message.sent` or `message.note_added`,
- * by direction). `event: false` for an outbound SMS stored before it is handed to the
- * provider: its `message.sent` comes with the provider's answer (recordDelivery).
+ * by direction), in one batch. An outbound SMS is stored `queued`, before it is handed to the
+ * provider: its answer comes later (recordDelivery).
  */
-export async function createMessage(db: Db, agencyId: string, input: NewMessage, { event = true } = {}) {
+export async function createMessage(db: Db, agencyId: string, input: NewMessage) {
   const now = nowIso();
   const { read, ...columns } = input;
   const row: MessageRow = { id: newId(), agencyId, ...columns, providerMessageId: null, readAt: read ? now : null, createdAt: now };
-  await db.batch([db.insert(messages).values(row), ...(event ? [messageEvent(db, agencyId, row.id, storedEventType(row.direction))] : [])]);
+  await db.batch([db.insert(messages).values(row), messageEvent(db, agencyId, row.id, storedEventType(row.direction))]);
   return row;
 }
 
-/** Records the provider's answer about an outbound SMS, with the `message.sent` event of it. */
+/**
+ * Records the provider's answer about an outbound SMS, with the `message.updated` event, when
+ * it changes the message's `delivery_status` (conditional: the same answer twice is one event).
+ * Returns the message as it is afterwards, undefined when the answer changed nothing.
+ */
 export const recordDelivery = (db: Db, agencyId: string, messageId: string, result: { status: DeliveryStatus; providerMessageId: string | null }) =>
   writeWithEvent(
     db,
     db
       .update(messages)
       .set({ deliveryStatus: result.status, providerMessageId: result.providerMessageId })
-      .where(ofAgency(agencyId, messageId))
+      .where(and(ofAgency(agencyId, messageId), sql`${messages.deliveryStatus} IS NOT ${result.status}`))
       .returning(),
-    messageEvent(db, agencyId, messageId, "message.sent", { ifChanged: true }),
+    messageEvent(db, agencyId, messageId, "message.updated", { ifChanged: true }),
   );
 
 /**

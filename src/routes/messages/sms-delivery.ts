@@ -4,11 +4,11 @@ import * as repo from "./messages.repository";
 import type { SmsProvider, SmsSendResult } from "./providers/sms-provider";
 
 /**
- * Sends an outbound SMS: the message is stored first (`queued`), so it is in the conversation
- * whatever happens next, then handed to the provider, and the provider's answer is recorded
- * as `delivery_status`, with the `message.sent` event (the message as the partner gets it
- * back). A provider that throws counts as `failed`; the partner still gets the message record
- * and can see the failure.
+ * Sends an outbound SMS: the message is stored first (`queued`) with its `message.sent` event,
+ * so it is in the conversation whatever happens next, then handed to the provider, and the
+ * provider's answer is recorded as `delivery_status`, with a `message.updated` event. A provider
+ * that throws counts as `failed`; the partner still gets the message record and can see the
+ * failure.
  */
 export async function sendSms(
   db: Db,
@@ -17,13 +17,14 @@ export async function sendSms(
   agencyId: string,
   input: { contactId: string; to: string; body: string },
 ) {
-  // Its `message.sent` event comes with the provider's answer (recordDelivery).
-  const message = await repo.createMessage(
-    db,
-    agencyId,
-    { contactId: input.contactId, channel: "sms", direction: "outbound", body: input.body, deliveryStatus: "queued", read: true },
-    { event: false },
-  );
+  const message = await repo.createMessage(db, agencyId, {
+    contactId: input.contactId,
+    channel: "sms",
+    direction: "outbound",
+    body: input.body,
+    deliveryStatus: "queued",
+    read: true,
+  });
   let result: SmsSendResult;
   try {
     result = await provider.send({ to: input.to, body: input.body });

@@ -1,4 +1,5 @@
-import { and, count, desc, eq, inArray, isNotNull, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNotNull, ne, sql, type SQL } from "drizzle-orm";
+import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import type { Db } from "@/db/client";
 import { writeWithEvent } from "@/db/write-with-event";
 import { voiceCalls, type CallStatus } from "@/db/schema";
@@ -40,6 +41,47 @@ const ofAgency = (agencyId: string, callId: string) => and(eq(voiceCalls.id, cal
  */
 export const callEvent = (db: Db, agencyId: string, callId: string, type: EventType, options: { ifChanged?: boolean } = {}) =>
   eventStatement(db, { agencyId, type, objectType: "call", table: voiceCalls, where: ofAgency(agencyId, callId), ...options });
+
+/**
+ * A conditional change of one call: `set`, if the call still matches `where`, recorded by an
+ * event of `type`.
+ */
+export interface CallChange {
+  call: { id: string; agencyId: string };
+  where: SQL | undefined;
+  set: SQLiteUpdateSetSource<typeof voiceCalls>;
+  type: EventType;
+}
+
+/** Statements per batch when changing calls: two per call (its UPDATE and its event). */
+const CHANGE_BATCH_STATEMENTS = 100;
+
+/**
+ * Applies each change with its event: one conditional UPDATE per call and the event right after
+ * it in the same batch (`ifChanged`), so a call that someone else (a concurrent sweep, the
+ * consumer, a partner) changed first gets neither. Returns the calls changed, with their due time.
+ */
+export async function changeCalls(db: Db, changes: CallChange[]) {
+  const statements = changes.flatMap(({ call, where, set, type }) => [
+    db
+      .update(voiceCalls)
+      .set(set)
+      .where(and(eq(voiceCalls.id, call.id), where))
+      .returning({ id: voiceCalls.id, dueAt: voiceCalls.dueAt }),
+    callEvent(db, call.agencyId, call.id, type, { ifChanged: true }),
+  ]);
+  const changed: { id: string; dueAt: string }[] = [];
+  for (let i = 0; i < statements.length; i += CHANGE_BATCH_STATEMENTS) {
+    const [first, ...rest] = statements.slice(i, i + CHANGE_BATCH_STATEMENTS);
+    if (!first) break;
+    const results = await db.batch([first, ...rest]);
+    // Even places hold the UPDATEs' returned rows.
+    results.forEach((rows, j) => {
+      if (j % 2 === 0) changed.push(...(rows as { id: string; dueAt: string }[]));
+    });
+  }
+  return changed;
+}
 
 export const getCall = (db: Db, agencyId: string, callId: string) => db.select().from(voiceCalls).where(ofAgency(agencyId, callId)).get();
 
@@ -148,27 +190,22 @@ export const heldCalls = (db: Db, agencyId: string) =>
     .where(and(eq(voiceCalls.agencyId, agencyId), eq(voiceCalls.status, "scheduled"), isNotNull(voiceCalls.dispatchAt)));
 
 /**
- * Moves held calls to a new opening, in one batch. Conditional on their still being held, so a
- * call the cron promoted (or a partner canceled) in the meantime is left alone.
+ * Moves held calls to a new opening, each with its `call.updated` event (see changeCalls).
+ * Conditional on their still being held until another time, so a call the cron promoted (or a
+ * partner canceled) in the meantime, or one already held until its new opening, is left alone
+ * and gets no event.
  */
 export async function moveHeldCalls(db: Db, agencyId: string, moves: { dispatchAt: string; ids: string[] }[]) {
   const now = nowIso();
-  // D1 binds at most 100 parameters per statement.
-  const statements = moves.flatMap(({ dispatchAt, ids }) =>
-    Array.from({ length: Math.ceil(ids.length / 90) }, (_, i) =>
-      db
-        .update(voiceCalls)
-        .set({ dueAt: dispatchAt, dispatchAt, enqueuedAt: null, updatedAt: now })
-        .where(
-          and(
-            eq(voiceCalls.agencyId, agencyId),
-            eq(voiceCalls.status, "scheduled"),
-            isNotNull(voiceCalls.dispatchAt),
-            inArray(voiceCalls.id, ids.slice(i * 90, (i + 1) * 90)),
-          ),
-        ),
+  await changeCalls(
+    db,
+    moves.flatMap(({ dispatchAt, ids }) =>
+      ids.map((id) => ({
+        call: { id, agencyId },
+        where: and(eq(voiceCalls.agencyId, agencyId), eq(voiceCalls.status, "scheduled"), isNotNull(voiceCalls.dispatchAt), ne(voiceCalls.dispatchAt, dispatchAt)),
+        set: { dueAt: dispatchAt, dispatchAt, enqueuedAt: null, updatedAt: now },
+        type: "call.updated" as const,
+      })),
     ),
   );
-  const [first, ...rest] = statements;
-  if (first) await db.batch([first, ...rest]);
 }
