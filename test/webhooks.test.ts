@@ -1,10 +1,9 @@
 import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { app } from "@/app";
 import type { Env } from "@/env";
-import { api, BASE, expectError } from "./helpers/http";
+import { api, expectError } from "./helpers/http";
+import { apiWithEnv } from "./helpers/voice-factories";
 import { createKey, setupAgency } from "./helpers/factories";
 import { restoreClock, setClock } from "./helpers/clock";
 import { expectAuthRequired, expectRateLimit, expectScopeRequired } from "./helpers/route-checks";
@@ -23,25 +22,9 @@ afterEach(() => {
   restoreClock();
 });
 
-/** A partner request straight to the app with a custom env; waits for what it left running after the response. */
-async function apiIn(customEnv: Env, method: string, path: string, token: string, body?: unknown) {
-  const ctx = createExecutionContext();
-  const res = await app.fetch(
-    new Request(`${BASE}/api/v2${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-    customEnv,
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
-  return { status: res.status, body: (await res.json()) as any };
-}
-
 /** A contact created with a recording webhook queue: returns it, its event id and the messages published. */
 async function contactWithEvent(token: string, customEnv: Env, name = "Ada") {
-  const res = await apiIn(customEnv, "POST", "/contacts", token, { first_name: name, last_name: "Lovelace" });
+  const res = await apiWithEnv(customEnv, "POST", "/contacts", token, { first_name: name, last_name: "Lovelace" });
   expect(res.status).toBe(201);
   const events = await api("GET", "/events?type=contact.created&limit=1", { token });
   return { contact: res.body.contact, eventId: events.body.events[0].event_uuid as string };
@@ -118,12 +101,12 @@ describe("webhook endpoints", () => {
     expect(env.ALLOW_LOOPBACK_WEBHOOKS).toBe("false");
     expectError(await api("POST", "/webhook-endpoints", { token, body: loopback }), 400, "url must use https");
     const local = { ...(env as unknown as Env), ALLOW_LOOPBACK_WEBHOOKS: "true" };
-    expect((await apiIn(local, "POST", "/webhook-endpoints", token, loopback)).status).toBe(201);
-    expect((await apiIn(local, "POST", "/webhook-endpoints", token, { ...loopback, url: "http://localhost:9000/" })).status).toBe(201);
-    const noPort = await apiIn(local, "POST", "/webhook-endpoints", token, { ...loopback, url: "http://127.0.0.1/hooks" });
+    expect((await apiWithEnv(local, "POST", "/webhook-endpoints", token, loopback)).status).toBe(201);
+    expect((await apiWithEnv(local, "POST", "/webhook-endpoints", token, { ...loopback, url: "http://localhost:9000/" })).status).toBe(201);
+    const noPort = await apiWithEnv(local, "POST", "/webhook-endpoints", token, { ...loopback, url: "http://127.0.0.1/hooks" });
     expect(noPort.body.error).toBe("url on localhost must name a port, e.g. http://127.0.0.1:9000/webhooks");
     // Other private addresses stay refused even then.
-    expect((await apiIn(local, "POST", "/webhook-endpoints", token, { ...loopback, url: "http://10.0.0.1:9000/" })).status).toBe(400);
+    expect((await apiWithEnv(local, "POST", "/webhook-endpoints", token, { ...loopback, url: "http://10.0.0.1:9000/" })).status).toBe(400);
     // PATCH holds the URL to the same rules.
     const { endpoint } = await createEndpoint(token);
     expectError(await api("PATCH", `/webhook-endpoints/${endpoint.webhook_endpoint_uuid}`, { token, body: { url: "https://10.0.0.1/" } }), 400, /private/);
@@ -274,18 +257,17 @@ describe("webhook delivery", () => {
     const { eventId } = await contactWithEvent(token, customEnv);
     const deliveryId = `${eventId}:${endpoint.webhook_endpoint_uuid}`;
     const receiver = stubReceiver(endpoint.url, [500, 503]);
-    const retries = recordingWebhookQueue();
-    const retryEnv = { ...(env as unknown as Env), WEBHOOK_QUEUE: retries.queue };
+    const { env: retryEnv, sent: retried } = webhookEnv();
 
     await deliverWebhooks([deliveryId], { env: retryEnv });
-    expect(retries.sent).toEqual([{ body: { type: "deliver", delivery_id: deliveryId }, delaySeconds: 5 }]);
+    expect(retried).toEqual([{ body: { type: "deliver", delivery_id: deliveryId }, delaySeconds: 5 }]);
     // A message arriving early (before the retry is due) does nothing.
     await deliverWebhooks([deliveryId], { env: retryEnv });
     expect(receiver.received).toHaveLength(1);
 
     setClock(start + 5_000);
     await deliverWebhooks([deliveryId], { env: retryEnv });
-    expect(retries.sent.at(-1)).toEqual({ body: { type: "deliver", delivery_id: deliveryId }, delaySeconds: 300 });
+    expect(retried.at(-1)).toEqual({ body: { type: "deliver", delivery_id: deliveryId }, delaySeconds: 300 });
     setClock(start + 305_000);
     await deliverWebhooks([deliveryId], { env: retryEnv });
     expect(receiver.received).toHaveLength(3);
@@ -307,8 +289,7 @@ describe("webhook delivery", () => {
     const { token } = await setupAgency();
     const { endpoint } = await createEndpoint(token);
     const { env: customEnv } = webhookEnv();
-    const retries = recordingWebhookQueue();
-    const retryEnv = { ...(env as unknown as Env), WEBHOOK_QUEUE: retries.queue };
+    const { env: retryEnv, sent: retried } = webhookEnv();
     const receiver = stubReceiver(endpoint.url, [302, "network", "hang"]);
     const ids: string[] = [];
     for (const name of ["A", "B", "C"]) ids.push(`${(await contactWithEvent(token, customEnv, name)).eventId}:${endpoint.webhook_endpoint_uuid}`);
@@ -318,7 +299,7 @@ describe("webhook delivery", () => {
     expect(errors[0]).toEqual([302, false, "redirect 302 not followed"]);
     expect(errors[1]).toEqual([null, false, "network error: fetch failed"]);
     expect(errors[2]).toEqual([null, false, "no response within 10 s"]);
-    expect(retries.sent.map((m) => m.delaySeconds)).toEqual([5, 5, 5]);
+    expect(retried.map((m) => m.delaySeconds)).toEqual([5, 5, 5]);
   }, 30_000);
 
   it("gives up after the last retry, and disables an endpoint whose attempts have all failed for 5 days", async () => {
@@ -327,7 +308,7 @@ describe("webhook delivery", () => {
     const { token } = await setupAgency();
     const { endpoint } = await createEndpoint(token);
     const { env: customEnv } = webhookEnv();
-    const retryEnv = { ...(env as unknown as Env), WEBHOOK_QUEUE: recordingWebhookQueue().queue };
+    const retryEnv = webhookEnv().env;
     const { eventId } = await contactWithEvent(token, customEnv);
     const deliveryId = `${eventId}:${endpoint.webhook_endpoint_uuid}`;
     stubReceiver(endpoint.url, Array(9).fill(500));
@@ -366,7 +347,7 @@ describe("webhook delivery", () => {
     const { token } = await setupAgency();
     const { endpoint } = await createEndpoint(token);
     const { env: customEnv } = webhookEnv();
-    const retryEnv = { ...(env as unknown as Env), WEBHOOK_QUEUE: recordingWebhookQueue().queue };
+    const retryEnv = webhookEnv().env;
     stubReceiver(endpoint.url, [500, 200, 500]);
     const first = await contactWithEvent(token, customEnv, "A");
     await deliverWebhooks([`${first.eventId}:${endpoint.webhook_endpoint_uuid}`], { env: retryEnv });
@@ -416,7 +397,7 @@ describe("webhook delivery", () => {
     const { endpoint, secret } = await createEndpoint(token, { events: ["call.completed"] });
     await createEndpoint(token);
     const { env: customEnv, sent } = webhookEnv();
-    const res = await apiIn(customEnv, "POST", `/webhook-endpoints/${endpoint.webhook_endpoint_uuid}/test`, token);
+    const res = await apiWithEnv(customEnv, "POST", `/webhook-endpoints/${endpoint.webhook_endpoint_uuid}/test`, token);
     expect(res.status).toBe(202);
     const eventId = res.body.event_uuid as string;
     expect(sent).toEqual([{ body: { type: "deliver", delivery_id: `${eventId}:${endpoint.webhook_endpoint_uuid}` }, delaySeconds: 0 }]);
@@ -449,7 +430,7 @@ describe("webhook delivery", () => {
     const receiver = stubReceiver(base);
     await deliverWebhooks(sent.map((m) => m.body.delivery_id));
 
-    const res = await apiIn(customEnv, "POST", `/events/${eventId}/redeliver`, token);
+    const res = await apiWithEnv(customEnv, "POST", `/events/${eventId}/redeliver`, token);
     expect(res.status).toBe(202);
     expect(res.body.webhook_endpoint_uuids.sort()).toEqual([first.endpoint.webhook_endpoint_uuid, second.endpoint.webhook_endpoint_uuid].sort());
     const redeliveries = sent.slice(1).map((m) => m.body.delivery_id);
@@ -514,9 +495,8 @@ describe("the webhook cron", () => {
     const failing = { ...(env as unknown as Env), WEBHOOK_QUEUE: recordingWebhookQueue({ failing: true }).queue };
     const { eventId } = await contactWithEvent(token, failing);
     const deliveryId = `${eventId}:${endpoint.webhook_endpoint_uuid}`;
-    const cron = recordingWebhookQueue();
-    const cronEnv = { ...(env as unknown as Env), WEBHOOK_QUEUE: cron.queue };
-    const mine = () => cron.sent.filter((m) => m.body.delivery_id === deliveryId);
+    const { env: cronEnv, sent: cronSent } = webhookEnv();
+    const mine = () => cronSent.filter((m) => m.body.delivery_id === deliveryId);
 
     await runCron(start + 60_000, cronEnv);
     expect(mine()).toEqual([]);
@@ -548,7 +528,7 @@ describe("the webhook cron", () => {
     setClock(start + 30 * 24 * HOUR + 1_000);
     expectError(await api("GET", `/events/${old.eventId}`, { token: reader }), 404, "Event not found");
     expect((await api("GET", "/events?type=contact.created", { token: reader })).body.events.map((e: any) => e.event_uuid)).toEqual([recent.eventId]);
-    await runCron(start + 30 * 24 * HOUR + 60_000, { ...(env as unknown as Env), WEBHOOK_QUEUE: recordingWebhookQueue().queue });
+    await runCron(start + 30 * 24 * HOUR + 60_000, webhookEnv().env);
     const count = async (table: string) =>
       ((await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE agency_id = ?`).bind(agencyUuid).first()) as { n: number }).n;
     expect(await count("events")).toBe(1);
