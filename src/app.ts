@@ -1,5 +1,6 @@
 import { Scalar } from "@scalar/hono-api-reference";
 import { createApp, createRouter } from "@/lib/create-app";
+import { partnerCors } from "@/middleware/security-headers";
 import { BEARER_SCHEME, withTypedNullables } from "@/lib/openapi";
 import { adminRouter } from "@/admin/admin.index";
 import { authRouter } from "@/routes/auth/auth.index";
@@ -105,6 +106,7 @@ export function buildApp() {
   const { api, openApiDocument } = buildPartnerApi();
   // Liveness for load balancers and the benchmark's floor: no auth, no storage.
   app.get("/health", (c) => c.json({ success: true, status: "ok" }));
+  app.use(`${API_BASE}/*`, partnerCors);
   app.route(API_BASE, api);
   app.get(`${API_BASE}/docs`, Scalar({ url: `${API_BASE}/openapi.json`, pageTitle: "Partner API reference" }));
   app.route("/admin/v1", adminRouter);

@@ -5,6 +5,7 @@ import type { AppBindings } from "@/lib/context";
 import { ApiError, messages, type ErrorBody } from "@/lib/errors";
 import { validationHook } from "@/lib/validation";
 import { requestContext } from "@/middleware/request-context";
+import { securityHeaders } from "@/middleware/security-headers";
 
 /** Every router shares the validation hook, so a bad request reads the same everywhere. */
 export const createRouter = () => new OpenAPIHono<AppBindings>({ defaultHook: validationHook, strict: true });
@@ -29,6 +30,7 @@ function renderError(error: Error, c: Context<AppBindings>) {
 /** The app shell: request context, the JSON 404 and the one error renderer. */
 export function createApp() {
   const app = createRouter();
+  app.use("*", securityHeaders);
   app.use("*", requestContext);
   app.notFound((c) => c.json({ success: false, error: messages.routeNotFound, code: "not_found" } satisfies ErrorBody, 404));
   app.onError(renderError);

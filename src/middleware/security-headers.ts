@@ -1,0 +1,34 @@
+import type { MiddlewareHandler } from "hono";
+import { cors } from "hono/cors";
+import type { AppBindings } from "@/lib/context";
+import { BOOKMARK_HEADER } from "@/middleware/request-context";
+
+/** One year, for every subdomain: the API is served over HTTPS only (DESIGN, Security posture). */
+const HSTS = "max-age=31536000; includeSubDomains";
+
+/**
+ * Headers every response carries, errors included (set after the handler, on whatever
+ * response it produced): no MIME sniffing, HTTPS only, and no caching of anything that
+ * answered an authenticated request (a bearer token or the operator token), so no shared
+ * cache keeps one agency's data.
+ */
+export const securityHeaders: MiddlewareHandler<AppBindings> = async (c, next) => {
+  await next();
+  c.res.headers.set("X-Content-Type-Options", "nosniff");
+  c.res.headers.set("Strict-Transport-Security", HSTS);
+  if (c.req.header("Authorization") !== undefined) c.res.headers.set("Cache-Control", "no-store");
+};
+
+/**
+ * CORS of the Partner API (DESIGN, Security posture): bearer tokens, never cookies, so like
+ * GitHub's API any origin may call it; browsers may send the headers the API reads and read
+ * the ones it sets. Preflights are answered 204 before any route runs. The operator API and
+ * the dashboard get none of this.
+ */
+export const partnerCors = cors({
+  origin: "*",
+  allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+  allowHeaders: ["Authorization", "Content-Type", "Idempotency-Key", BOOKMARK_HEADER, "X-Request-Id"],
+  exposeHeaders: ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy", "Retry-After", "X-Request-Id", BOOKMARK_HEADER],
+  maxAge: 86_400,
+});
