@@ -17,6 +17,7 @@ import { settingsRouter } from "@/routes/settings/settings.index";
 import { appointmentsRouter } from "@/routes/appointments/appointments.index";
 import { bookingWidgetsRouter } from "@/routes/booking-widgets/booking-widgets.index";
 import { calendarRouter } from "@/routes/calendar/calendar.index";
+import { eventTypesSummary } from "@/lib/events";
 import { eventsRouter } from "@/routes/events/events.index";
 import { webhookEndpointsRouter } from "@/routes/webhook-endpoints/webhook-endpoints.index";
 
@@ -80,10 +81,7 @@ export function buildPartnerApi() {
           description:
             "Every change of a contact, appointment, call, message, lead order, path, custom field or team member writes " +
             "an event in the same transaction as the change, kept 30 days. Event types: " +
-            "`contact.created|updated|deleted|restored`, `appointment.booked|updated|canceled`, " +
-            "`call.scheduled|started|completed|failed|canceled|updated`, `message.received|sent|updated|note_added|read|unread`, " +
-            "`lead_order.created|updated|paused|resumed|canceled`, `path.created|updated|published|deleted`, " +
-            "`field.created|updated|archived`, `user.created|invited|role_changed|removed`, and `ping` (a test send). " +
+            `${eventTypesSummary()} (\`ping\` is a test send). ` +
             "Each event's `data.object` is the changed record exactly as its own route returns it; the `Event` schema " +
             "lists the object of each type.",
         },

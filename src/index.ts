@@ -2,12 +2,10 @@ import { app } from "@/app";
 import type { Env } from "@/env";
 import { handleCallBatch } from "@/jobs/consumer";
 import { handleScheduled } from "@/jobs/sweep";
-import { handleWebhookBatch } from "@/jobs/webhooks/consumer";
+import { handleWebhookBatch, isWebhookQueue } from "@/jobs/webhooks/consumer";
 import { handleWebhookSweep } from "@/jobs/webhooks/sweep";
 
 export { AccessGate } from "@/durable-objects/access-gate";
-
-const isWebhookQueue = (name: string) => name === "webhook-deliveries" || name === "webhook-deliveries-dlq";
 
 export default {
   fetch: app.fetch,

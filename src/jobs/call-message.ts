@@ -18,9 +18,6 @@ export const CALL_DLQ_NAME = "voice-calls-dlq";
  */
 export const MAX_QUEUE_DELAY_SECONDS = 86_400;
 
-/** `sendBatch` takes at most 100 messages. */
-export const MAX_SEND_BATCH = 100;
-
 /** Dial attempts before a call ends `failed` (`dial-failed`), never charged. */
 export const MAX_DIAL_ATTEMPTS = 4;
 

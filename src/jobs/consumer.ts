@@ -1,7 +1,7 @@
-import { createDb, type Db } from "@/db/client";
+import { createDb } from "@/db/client";
 import type { Env } from "@/env";
-import { createLogger, type Logger } from "@/lib/logger";
-import { publishJobEvents } from "./webhooks/consumer";
+import { createLogger } from "@/lib/logger";
+import { publishWritten } from "./webhooks/publish";
 import { CALL_DLQ_NAME, retryDelaySeconds, type CallMessage } from "./call-message";
 import { dialCall, failUndialed, pollCall, type DispatchDeps, type DispatchResult } from "./dispatch";
 import { providerFor, type VoiceProvider } from "./providers";
@@ -11,19 +11,6 @@ const isCallMessage = (body: unknown): body is CallMessage =>
   body !== null &&
   ((body as CallMessage).type === "dial" || (body as CallMessage).type === "poll") &&
   typeof (body as CallMessage).call_id === "string";
-
-/**
- * Sends the first attempts of the deliveries of the call events a job wrote, as a request does
- * after its response. A failure is only logged: the webhook cron sends deliveries whose first
- * message never went out.
- */
-export async function publishCallEvents(db: Db, env: Env, logger: Logger) {
-  try {
-    await publishJobEvents(db, env);
-  } catch (error) {
-    logger.error("publishing call events failed; the webhook cron will send their deliveries", { error: (error as Error).message });
-  }
-}
 
 /**
  * The `voice-calls` consumer (and its dead-letter queue). Messages are handled one by one;
@@ -47,7 +34,7 @@ export async function handleCallBatch(
       }
       message.ack();
     }
-    await publishCallEvents(db, env, logger);
+    await publishWritten(db, env.WEBHOOK_QUEUE, logger);
     return;
   }
 
@@ -78,5 +65,5 @@ export async function handleCallBatch(
     if (result.action === "retry") message.retry({ delaySeconds: result.delaySeconds });
     else message.ack();
   }
-  await publishCallEvents(db, env, logger);
+  await publishWritten(db, env.WEBHOOK_QUEUE, logger);
 }

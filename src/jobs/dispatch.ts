@@ -1,4 +1,5 @@
 import { and, eq, sql, type AnyColumn, type SQL } from "drizzle-orm";
+import { isoAt } from "@/lib/time";
 import type { Db } from "@/db/client";
 import { writeWithEvent } from "@/db/write-with-event";
 import { agencies, voiceAgents, voiceCalls, voicePhoneNumbers } from "@/db/schema";
@@ -31,8 +32,6 @@ export interface DispatchDeps {
   /** Milliseconds since the epoch; tests may pin it. */
   now?: number;
 }
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 type VoiceSettings = AgencySettings["voice"];
 
@@ -70,7 +69,7 @@ async function holdForWindow(db: Db, call: { id: string; agencyId: string }, whe
     db,
     db
       .update(voiceCalls)
-      .set({ status: "scheduled", dueAt: iso(opening), dispatchAt: iso(opening), enqueuedAt: null, startedAt: null, updatedAt: now })
+      .set({ status: "scheduled", dueAt: isoAt(opening), dispatchAt: isoAt(opening), enqueuedAt: null, startedAt: null, updatedAt: now })
       .where(where)
       .returning({ id: voiceCalls.id }),
     callEvent(db, call.agencyId, call.id, "call.updated", { ifChanged: true }),
@@ -84,7 +83,7 @@ async function releaseForRetry(db: Db, call: VoiceCallRow, retryAt: number, now:
     db,
     db
       .update(voiceCalls)
-      .set({ status: "queued", dueAt: iso(retryAt), enqueuedAt: now, startedAt: null, updatedAt: now })
+      .set({ status: "queued", dueAt: isoAt(retryAt), enqueuedAt: now, startedAt: null, updatedAt: now })
       .where(ours(call))
       .returning({ id: voiceCalls.id }),
     callEvent(db, call.agencyId, call.id, "call.updated", { ifChanged: true }),
@@ -191,7 +190,7 @@ function dialRequestOf(
 export async function dialCall(deps: DispatchDeps, callId: string): Promise<DispatchResult> {
   const { db, provider, logger } = deps;
   const nowMs = deps.now ?? Date.now();
-  const now = iso(nowMs);
+  const now = isoAt(nowMs);
   const [found, settingsRows] = await db.batch([
     db.select({ status: voiceCalls.status, agencyId: voiceCalls.agencyId }).from(voiceCalls).where(eq(voiceCalls.id, callId)),
     agencySettingsQuery(db, ofCall(callId, voiceCalls.agencyId)),
@@ -259,7 +258,7 @@ async function recordState(deps: DispatchDeps, call: VoiceCallRow, state: Provid
 /** A `poll` message: ask the provider about an `in-progress` call, complete it once it ended. */
 export async function pollCall(deps: DispatchDeps, callId: string): Promise<DispatchResult> {
   const { db, provider, logger } = deps;
-  const now = iso(deps.now ?? Date.now());
+  const now = isoAt(deps.now ?? Date.now());
   const [calls, agencyRows, agents, numbers] = await db.batch([
     db.select().from(voiceCalls).where(eq(voiceCalls.id, callId)),
     db.select({ name: agencies.name }).from(agencies).where(eq(agencies.id, ofCall(callId, voiceCalls.agencyId))),
@@ -287,7 +286,7 @@ export async function pollCall(deps: DispatchDeps, callId: string): Promise<Disp
  * `call.failed` event. The call's agency is read first (its event names it); a rare path.
  */
 export async function failUndialed(db: Db, callId: string, now = Date.now()) {
-  const at = iso(now);
+  const at = isoAt(now);
   const call = await db.select({ agencyId: voiceCalls.agencyId }).from(voiceCalls).where(eq(voiceCalls.id, callId)).get();
   if (!call) return false;
   const [failed] = await db.batch([

@@ -1,4 +1,5 @@
-import { MAX_QUEUE_DELAY_SECONDS, MAX_SEND_BATCH, secondsUntil, type CallMessage } from "./call-message";
+import { MAX_QUEUE_DELAY_SECONDS, secondsUntil, type CallMessage } from "./call-message";
+import { sendInBatches } from "./queue-send";
 
 export interface DueCall {
   id: string;
@@ -24,9 +25,7 @@ export async function sendDials(queue: Queue<CallMessage>, calls: DueCall[], now
     body: { type: "dial", call_id: c.id } satisfies CallMessage,
     delaySeconds: queueDelayFor(c.dueAt, now),
   }));
-  for (let i = 0; i < requests.length; i += MAX_SEND_BATCH) {
-    await queue.sendBatch(requests.slice(i, i + MAX_SEND_BATCH));
-  }
+  await sendInBatches(queue, requests);
 }
 
 export const sendPoll = (queue: Queue<CallMessage>, callId: string, delaySeconds: number) =>

@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, isNotNull, isNull, lte, not, or, sql } from "drizzle-orm";
+import { isoAt } from "@/lib/time";
 import { createDb, type Db } from "@/db/client";
 import { voiceCalls } from "@/db/schema";
 import type { Env } from "@/env";
@@ -14,7 +15,7 @@ import {
   SWEEP_LIMIT,
   type CallMessage,
 } from "./call-message";
-import { publishCallEvents } from "./consumer";
+import { publishWritten } from "./webhooks/publish";
 import { sendDials, sendPoll } from "./enqueue";
 
 export interface SweepReport {
@@ -23,8 +24,6 @@ export interface SweepReport {
   reenqueued: number;
   polled: number;
 }
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * An `in-progress` call past its maximum duration (the agency's `voice.max_call_minutes` when
@@ -56,15 +55,15 @@ const candidatesOf = (db: Db, where: ReturnType<typeof and>) =>
  * running at once do not double-send, and a duplicate message is harmless anyway (the claim).
  */
 export async function sweepCalls(db: Db, queue: Queue<CallMessage>, now: number): Promise<SweepReport> {
-  const at = iso(now);
-  const dispatchGiveUpBefore = iso(now - DISPATCH_TIMEOUT_SECONDS * 1000);
-  const staleBefore = iso(now - REENQUEUE_AFTER_SECONDS * 1000);
+  const at = isoAt(now);
+  const dispatchGiveUpBefore = isoAt(now - DISPATCH_TIMEOUT_SECONDS * 1000);
+  const staleBefore = isoAt(now - REENQUEUE_AFTER_SECONDS * 1000);
 
   // One read finds the calls to close and to promote, then each changes with its event (see
   // changeCalls): two sweeps running at once change, and record, each call once.
   const timedOut = and(eq(voiceCalls.status, "queued"), lte(voiceCalls.dueAt, dispatchGiveUpBefore));
   const overrun = and(eq(voiceCalls.status, "in-progress"), pastMaxDuration(at));
-  const dueSoon = and(eq(voiceCalls.status, "scheduled"), lte(voiceCalls.dueAt, iso(now + CRON_LOOKAHEAD_SECONDS * 1000)));
+  const dueSoon = and(eq(voiceCalls.status, "scheduled"), lte(voiceCalls.dueAt, isoAt(now + CRON_LOOKAHEAD_SECONDS * 1000)));
   const [timedOutCalls, overrunCalls, dueCalls] = await db.batch([candidatesOf(db, timedOut), candidatesOf(db, overrun), candidatesOf(db, dueSoon)]);
   const changesOf = (calls: CallChange["call"][], change: Omit<CallChange, "call">) => calls.map((call) => ({ call, ...change }));
   const closed = await changeCalls(db, [
@@ -86,7 +85,7 @@ export async function sweepCalls(db: Db, queue: Queue<CallMessage>, now: number)
   const stuck = and(
     eq(voiceCalls.status, "queued"),
     or(
-      and(isNull(voiceCalls.enqueuedAt), lte(voiceCalls.dueAt, iso(now + CRON_LOOKAHEAD_SECONDS * 1000))),
+      and(isNull(voiceCalls.enqueuedAt), lte(voiceCalls.dueAt, isoAt(now + CRON_LOOKAHEAD_SECONDS * 1000))),
       and(lte(voiceCalls.dueAt, staleBefore), lte(voiceCalls.enqueuedAt, staleBefore)),
     ),
   );
@@ -141,6 +140,6 @@ export async function handleScheduled(controller: ScheduledController, env: Env)
   const db = createDb(env.DB);
   const report = await sweepCalls(db, env.CALL_QUEUE, controller.scheduledTime);
   logger.info("voice call sweep", { ...report });
-  await publishCallEvents(db, env, logger);
+  await publishWritten(db, env.WEBHOOK_QUEUE, logger);
   return report;
 }

@@ -50,6 +50,16 @@ export const eventTypes = [
 
 export type EventType = (typeof eventTypes)[number];
 
+/** The types grouped by resource for the reference page: `contact.created|updated|...`, ... */
+export function eventTypesSummary(): string {
+  const byResource = new Map<string, string[]>();
+  for (const type of eventTypes) {
+    const [resource, action] = type.split(".") as [string, string | undefined];
+    byResource.set(resource, [...(byResource.get(resource) ?? []), ...(action ? [action] : [])]);
+  }
+  return [...byResource].map(([resource, actions]) => `\`${actions.length > 0 ? `${resource}.${actions.join("|")}` : resource}\``).join(", ");
+}
+
 /** What kind of record an event's snapshot is: picks the renderer of its public record. */
 export const eventObjectTypes = [
   "contact",
@@ -116,9 +126,16 @@ export interface EventInput {
  * run, so it cannot count the deliveries themselves. Bound to the values rather than correlated
  * with the inserted row, which not every SQLite build resolves the same way inside RETURNING.
  */
-const subscribersSql = (agencyId: string, type: EventType) => sql<number>`(SELECT count(*) FROM ${webhookEndpoints} AS e
-  WHERE e.agency_id = ${agencyId} AND e.status = 'enabled'
-    AND EXISTS (SELECT 1 FROM json_each(e.events) WHERE json_each.value IN ('*', ${type})))`;
+const subscribersSql = (agencyId: string, type: EventType) =>
+  sql<number>`(SELECT count(*) FROM ${webhookEndpoints} AS e WHERE ${subscribedEndpoint(agencyId, type)})`;
+
+/**
+ * The enabled endpoints of the agency subscribed to `type` (or to "*"), as a condition on
+ * `webhook_endpoints AS e`: the rule of the `events_fan_out` trigger (migration 0007), for the
+ * statements that apply it again (the subscriber count, a redelivery).
+ */
+export const subscribedEndpoint = (agencyId: string, type: string) =>
+  sql`e.agency_id = ${agencyId} AND e.status = 'enabled' AND EXISTS (SELECT 1 FROM json_each(e.events) WHERE json_each.value IN ('*', ${type}))`;
 
 /** Event statements not yet run: their event ids, claimed from the batch results by `trackEvents`. */
 const pending = new WeakMap<object, string>();

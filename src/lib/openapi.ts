@@ -172,6 +172,8 @@ export function partnerRoute<const R extends PartnerRouteConfig>(config: R) {
   const examples: Partial<Record<number, Partial<ErrorExample>>> = {
     ...exampleOverrides,
     400: exampleOverrides?.[400] ?? defaultBadRequest(route),
+    // The guard names the route's first scope.
+    ...(scopes === "none" ? {} : { 403: exampleOverrides?.[403] ?? { error: messages.missingScope(scopes[0]!) } }),
     ...(isPost && scopes !== "none" ? { 409: postConflict(exampleOverrides?.[409]) } : {}),
   };
   const scopeText = scopes === "none" ? "none" : scopes.map((s) => `\`${s}\``).join(" or ");

@@ -1,6 +1,9 @@
 /** ISO 8601 UTC with milliseconds, the one timestamp format of the API. */
 export const nowIso = () => new Date().toISOString();
 
+/** The same format for an instant in epoch milliseconds. */
+export const isoAt = (ms: number) => new Date(ms).toISOString();
+
 export const DAY_MS = 86_400_000;
 
 export const addDays = (date: Date | number, days: number) => new Date(new Date(date).getTime() + days * DAY_MS);

@@ -1,8 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { badRequest } from "@/lib/errors";
 import { createDb } from "@/db/client";
-import { publishEvents } from "@/jobs/webhooks/publish";
-import { eventsWrittenBy } from "@/lib/events";
+import { publishWritten } from "@/jobs/webhooks/publish";
 import type { AppBindings } from "@/lib/context";
 import { createLogger } from "@/lib/logger";
 import { recordRowsRead } from "@/lib/rows-read";
@@ -29,15 +28,6 @@ function openSession(c: Context<AppBindings>) {
   return c.env.DB.withSession(bookmark ?? (isRead ? "first-unconstrained" : "first-primary"));
 }
 
-async function publishInBackground(c: Context<AppBindings>, eventIds: readonly string[]) {
-  try {
-    await publishEvents(c.var.db, c.env.WEBHOOK_QUEUE, eventIds);
-  } catch (error) {
-    // The deliveries are stored; the cron sends those whose first message never went out.
-    c.var.logger.error("publishing events failed; the cron will send their deliveries", { error: (error as Error).message });
-  }
-}
-
 /** Request id, database client, logger, and one structured access-log line per request. */
 export const requestContext: MiddlewareHandler<AppBindings> = async (c, next) => {
   const incoming = c.req.header("X-Request-Id");
@@ -55,8 +45,7 @@ export const requestContext: MiddlewareHandler<AppBindings> = async (c, next) =>
   await next();
 
   // Deliveries of the events this request committed start now, after the response.
-  const written = eventsWrittenBy(c.var.db);
-  if (written.length > 0 && c.res.status < 400) c.executionCtx.waitUntil(publishInBackground(c, written));
+  if (c.res.status < 400) c.executionCtx.waitUntil(publishWritten(c.var.db, c.env.WEBHOOK_QUEUE, c.var.logger));
 
   if (recorder) {
     c.res.headers.set("X-Bench-D1-Round-Trips", String(recorder.roundTrips()));

@@ -137,27 +137,27 @@ export const getWallet = async (token: string) => {
   return res.body.wallet as { balance_cents: number; currency: string; rate_per_minute_cents: number; updated_at: string | null };
 };
 
-export interface SentMessage {
-  body: CallMessage;
+export interface SentMessage<T = CallMessage> {
+  body: T;
   delaySeconds?: number;
 }
 
 /**
- * A stand-in for the CALL_QUEUE binding that records what would be sent and delivers nothing,
- * so a test decides when (and how often) the consumer sees a message. `failing` makes every
- * send throw, like a queue that is unavailable.
+ * A stand-in for a queue binding (CALL_QUEUE unless typed otherwise) that records what would be
+ * sent and delivers nothing, so a test decides when (and how often) the consumer sees a
+ * message. `failing` makes every send throw, like a queue that is unavailable.
  */
-export function recordingQueue(options: { failing?: boolean } = {}) {
-  const sent: SentMessage[] = [];
+export function recordingQueue<T = CallMessage>(options: { failing?: boolean } = {}) {
+  const sent: SentMessage<T>[] = [];
   const refuse = () => {
     if (options.failing) throw new Error("Queue send failed (test)");
   };
   const queue = {
-    async send(body: CallMessage, opts?: QueueSendOptions) {
+    async send(body: T, opts?: QueueSendOptions) {
       refuse();
       sent.push({ body, delaySeconds: opts?.delaySeconds });
     },
-    async sendBatch(messages: Iterable<MessageSendRequest<CallMessage>>) {
+    async sendBatch(messages: Iterable<MessageSendRequest<T>>) {
       refuse();
       for (const m of messages) sent.push({ body: m.body, delaySeconds: m.delaySeconds });
     },
@@ -165,7 +165,7 @@ export function recordingQueue(options: { failing?: boolean } = {}) {
       return { backlogCount: 0, backlogBytes: 0 };
     },
   };
-  return { queue: queue as unknown as Queue<CallMessage>, sent };
+  return { queue: queue as unknown as Queue<T>, sent };
 }
 
 /** The Worker's env with another CALL_QUEUE (and any other overrides). */

@@ -4,6 +4,7 @@ import type { Env } from "@/env";
 import type { WebhookMessage } from "@/jobs/webhooks/webhook-message";
 import { api } from "./http";
 import { deliver } from "./voice-queue";
+import { recordingQueue } from "./voice-factories";
 
 export const RECEIVER_URL = "https://hooks.example.com/partner-api";
 
@@ -53,29 +54,8 @@ export function stubReceiver(base: string, answers: (number | "hang" | "network"
   return { received, concurrency };
 }
 
-export interface SentWebhook {
-  body: WebhookMessage;
-  delaySeconds?: number;
-}
-
 /** A stand-in for the WEBHOOK_QUEUE binding that records what would be sent and delivers nothing. */
-export function recordingWebhookQueue(options: { failing?: boolean } = {}) {
-  const sent: SentWebhook[] = [];
-  const queue = {
-    async send(body: WebhookMessage, opts?: QueueSendOptions) {
-      if (options.failing) throw new Error("Queue send failed (test)");
-      sent.push({ body, delaySeconds: opts?.delaySeconds });
-    },
-    async sendBatch(messages: Iterable<MessageSendRequest<WebhookMessage>>) {
-      if (options.failing) throw new Error("Queue send failed (test)");
-      for (const m of messages) sent.push({ body: m.body, delaySeconds: m.delaySeconds });
-    },
-    async metrics() {
-      return { backlogCount: 0, backlogBytes: 0 };
-    },
-  };
-  return { queue: queue as unknown as Queue<WebhookMessage>, sent };
-}
+export const recordingWebhookQueue = (options: { failing?: boolean } = {}) => recordingQueue<WebhookMessage>(options);
 
 /** The Worker's env with a recording WEBHOOK_QUEUE (and any other overrides). */
 export function webhookEnv(overrides: Partial<Env> = {}) {

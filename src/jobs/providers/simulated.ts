@@ -17,7 +17,7 @@ import { ProviderError, type CallOutcome, type DialRequest, type PollRequest, ty
  * 200-second call lasts 10 seconds, and its record says 10 seconds, so `started_at`,
  * `ended_at` and `duration_seconds` always agree with each other and with the wall clock.
  */
-export const SIMULATED_FAILURES = {
+const SIMULATED_FAILURES = {
   "0002": "customer-busy",
   "0003": "customer-did-not-answer",
 } as const;

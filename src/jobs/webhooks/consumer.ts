@@ -1,13 +1,11 @@
-import { and, eq, gte } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { createDb } from "@/db/client";
 import { webhookDeliveries } from "@/db/schema";
 import type { Env } from "@/env";
 import { createLogger } from "@/lib/logger";
-import { nowIso } from "@/lib/time";
 import { deliver } from "./deliver";
-import { publishEvents } from "./publish";
-import { MAX_ATTEMPTS, MAX_CONCURRENT_ATTEMPTS, WEBHOOK_DLQ_NAME, type WebhookMessage } from "./webhook-message";
-import { eventsWrittenBy } from "@/lib/events";
+import { giveUpExhausted } from "./sweep";
+import { MAX_CONCURRENT_ATTEMPTS, WEBHOOK_DLQ_NAME, WEBHOOK_QUEUE_NAME, type WebhookMessage } from "./webhook-message";
 
 const isWebhookMessage = (body: unknown): body is WebhookMessage =>
   typeof body === "object" && body !== null && (body as WebhookMessage).type === "deliver" && typeof (body as WebhookMessage).delivery_id === "string";
@@ -21,7 +19,7 @@ const crashRetrySeconds = (attempts: number) => Math.min(10 * 2 ** Math.max(0, a
  * unexpected error (D1 unavailable, a bug) retries the message; after the queue's max_retries
  * it lands in `webhook-deliveries-dlq`, where the delivery is given up.
  */
-export async function handleWebhookBatch(batch: MessageBatch<unknown>, env: Env, options: { now?: number } = {}): Promise<void> {
+export async function handleWebhookBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const logger = createLogger({ job: "webhook-deliveries", queue: batch.queue }, env.LOG_LEVEL);
   const db = createDb(env.DB);
 
@@ -30,17 +28,7 @@ export async function handleWebhookBatch(batch: MessageBatch<unknown>, env: Env,
       // A crash (D1 unavailable, a bug) is not the endpoint's failure: the delivery stays pending
       // and the cron sends it again, until its attempts are used up (then it is given up here).
       if (isWebhookMessage(message.body)) {
-        const given = await db
-          .update(webhookDeliveries)
-          .set({ status: "failed", nextAttemptAt: null, updatedAt: nowIso() })
-          .where(
-            and(
-              eq(webhookDeliveries.id, message.body.delivery_id),
-              eq(webhookDeliveries.status, "pending"),
-              gte(webhookDeliveries.attempts, MAX_ATTEMPTS),
-            ),
-          )
-          .returning({ id: webhookDeliveries.id });
+        const given = await giveUpExhausted(db, Date.now(), eq(webhookDeliveries.id, message.body.delivery_id));
         logger.error("webhook delivery dead-lettered", { delivery_id: message.body.delivery_id, given_up: given.length > 0 });
       }
       message.ack();
@@ -58,7 +46,7 @@ export async function handleWebhookBatch(batch: MessageBatch<unknown>, env: Env,
       return;
     }
     try {
-      const outcome = await deliver({ db, queue: env.WEBHOOK_QUEUE, logger, now: options.now }, message.body.delivery_id);
+      const outcome = await deliver({ db, queue: env.WEBHOOK_QUEUE, logger }, message.body.delivery_id);
       logger.info("webhook delivery", { delivery_id: message.body.delivery_id, attempts: message.attempts, outcome });
       message.ack();
     } catch (error) {
@@ -77,8 +65,5 @@ async function forEachLimited<T>(items: readonly T[], limit: number, task: (item
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
-/** Jobs that write events (call dispatch, the sweep) publish them the way a request does. */
-export async function publishJobEvents(db: ReturnType<typeof createDb>, env: Env) {
-  const written = eventsWrittenBy(db);
-  if (written.length > 0) await publishEvents(db, env.WEBHOOK_QUEUE, written);
-}
+/** True for a batch of `webhook-deliveries` or its dead-letter queue (the Worker consumes both kinds of queue). */
+export const isWebhookQueue = (name: string) => name === WEBHOOK_QUEUE_NAME || name === WEBHOOK_DLQ_NAME;

@@ -1,4 +1,5 @@
 import { and, eq, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { isoAt } from "@/lib/time";
 import type { Db } from "@/db/client";
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/db/schema";
 import type { Logger } from "@/lib/logger";
@@ -19,13 +20,10 @@ export interface DeliverDeps {
   db: Db;
   queue: Queue<WebhookMessage>;
   logger: Logger;
-  /** Milliseconds since the epoch; tests may pin it. */
-  now?: number;
 }
 
 export type DeliverOutcome = "delivered" | "retry-scheduled" | "given-up" | "endpoint-gone" | "not-due";
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const USER_AGENT = "PartnerAPI-Webhooks/2.0 (+https://www.standardwebhooks.com)";
 
 /**
@@ -37,13 +35,13 @@ const USER_AGENT = "PartnerAPI-Webhooks/2.0 (+https://www.standardwebhooks.com)"
 const claim = (db: Db, deliveryId: string, now: number) =>
   db
     .update(webhookDeliveries)
-    .set({ attempts: sql`${webhookDeliveries.attempts} + 1`, nextAttemptAt: iso(now + ATTEMPT_LEASE_SECONDS * 1000), updatedAt: iso(now) })
+    .set({ attempts: sql`${webhookDeliveries.attempts} + 1`, nextAttemptAt: isoAt(now + ATTEMPT_LEASE_SECONDS * 1000), updatedAt: isoAt(now) })
     .where(
       and(
         eq(webhookDeliveries.id, deliveryId),
         eq(webhookDeliveries.status, "pending"),
         lt(webhookDeliveries.attempts, MAX_ATTEMPTS),
-        or(isNull(webhookDeliveries.nextAttemptAt), lte(webhookDeliveries.nextAttemptAt, iso(now))),
+        or(isNull(webhookDeliveries.nextAttemptAt), lte(webhookDeliveries.nextAttemptAt, isoAt(now))),
       ),
     )
     .returning();
@@ -84,8 +82,8 @@ async function post(url: string, headers: Record<string, string>, body: string):
  */
 export async function deliver(deps: DeliverDeps, deliveryId: string): Promise<DeliverOutcome> {
   const { db } = deps;
-  const nowMs = deps.now ?? Date.now();
-  const now = iso(nowMs);
+  const nowMs = Date.now();
+  const now = isoAt(nowMs);
   const [claimed, endpoints, found] = await db.batch([
     claim(db, deliveryId, nowMs),
     db
@@ -127,7 +125,7 @@ export async function deliver(deps: DeliverDeps, deliveryId: string): Promise<De
   );
 
   const retryIn = result.delivered ? undefined : RETRY_SCHEDULE_SECONDS[delivery.attempts - 1];
-  const nextAttemptAt = retryIn === undefined ? null : iso(nowMs + retryIn * 1000);
+  const nextAttemptAt = retryIn === undefined ? null : isoAt(nowMs + retryIn * 1000);
   const status = result.delivered ? "delivered" : nextAttemptAt ? "pending" : "failed";
   // The endpoint's run of failures: it starts at the first failure and ends at a success; when
   // it has lasted 5 days, the endpoint is disabled.
@@ -159,7 +157,7 @@ export async function deliver(deps: DeliverDeps, deliveryId: string): Promise<De
       .set(
         disable
           ? { failingSince, status: "disabled", disabledReason: "failing", updatedAt: now }
-          : { failingSince: sql`CASE WHEN ${result.delivered ? 1 : 0} = 1 THEN NULL ELSE coalesce(${webhookEndpoints.failingSince}, ${now}) END` },
+          : { failingSince: result.delivered ? null : sql`coalesce(${webhookEndpoints.failingSince}, ${now})` },
       )
       .where(eq(webhookEndpoints.id, endpoint.id)),
   ]);

@@ -1,20 +1,21 @@
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { webhookDeliveries } from "@/db/schema";
+import { eventsWrittenBy } from "@/lib/events";
+import type { Logger } from "@/lib/logger";
 import { nowIso } from "@/lib/time";
-import { MAX_SEND_BATCH, type WebhookMessage } from "./webhook-message";
+import { sendInBatches } from "@/jobs/queue-send";
+import type { WebhookMessage } from "./webhook-message";
 
 /** D1 binds at most 100 parameters per statement. */
 const ID_CHUNK = 90;
 
-/** Sends one `deliver` message per delivery (delayed when given), in batches the queue accepts. */
-export async function sendDeliveries(queue: Queue<WebhookMessage>, ids: readonly string[], delaySeconds = 0) {
-  for (let i = 0; i < ids.length; i += MAX_SEND_BATCH) {
-    await queue.sendBatch(
-      ids.slice(i, i + MAX_SEND_BATCH).map((id) => ({ body: { type: "deliver", delivery_id: id } satisfies WebhookMessage, delaySeconds })),
-    );
-  }
-}
+/** Sends one `deliver` message per delivery (delayed when given). */
+export const sendDeliveries = (queue: Queue<WebhookMessage>, ids: readonly string[], delaySeconds = 0) =>
+  sendInBatches(
+    queue,
+    ids.map((id) => ({ body: { type: "deliver", delivery_id: id } satisfies WebhookMessage, delaySeconds })),
+  );
 
 /**
  * After a change committed with its events: sends the first attempt of each of their
@@ -27,21 +28,35 @@ export async function publishEvents(db: Db, queue: Queue<WebhookMessage>, eventI
   const now = nowIso();
   const claimed: string[] = [];
   for (let i = 0; i < eventIds.length; i += ID_CHUNK) {
-    const unsent = and(
-      inArray(webhookDeliveries.eventId, eventIds.slice(i, i + ID_CHUNK)),
-      eq(webhookDeliveries.status, "pending"),
-      isNull(webhookDeliveries.enqueuedAt),
-    );
-    // Most agencies have no endpoint, so most events have no delivery: look before writing.
-    const found = await db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(unsent);
-    if (found.length === 0) continue;
     const rows = await db
       .update(webhookDeliveries)
       .set({ enqueuedAt: now })
-      .where(and(unsent, inArray(webhookDeliveries.id, found.map((r) => r.id))))
+      .where(
+        and(
+          inArray(webhookDeliveries.eventId, eventIds.slice(i, i + ID_CHUNK)),
+          eq(webhookDeliveries.status, "pending"),
+          isNull(webhookDeliveries.enqueuedAt),
+        ),
+      )
       .returning({ id: webhookDeliveries.id });
     claimed.push(...rows.map((r) => r.id));
   }
   if (claimed.length > 0) await sendDeliveries(queue, claimed);
   return claimed.length;
+}
+
+/**
+ * Publishes the events `db` wrote that have deliveries (src/lib/events.ts notes them), once
+ * their change committed: after a request's response, or at the end of a job. A failure is
+ * only logged: the deliveries are stored, and the webhook cron sends those whose first message
+ * never went out.
+ */
+export async function publishWritten(db: Db, queue: Queue<WebhookMessage>, logger: Logger) {
+  const written = eventsWrittenBy(db);
+  if (written.length === 0) return;
+  try {
+    await publishEvents(db, queue, written);
+  } catch (error) {
+    logger.error("publishing events failed; the webhook cron will send their deliveries", { error: (error as Error).message });
+  }
 }

@@ -1,4 +1,5 @@
-import { and, asc, eq, gte, inArray, isNull, lt, lte, or } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNull, lt, lte, or, type SQL } from "drizzle-orm";
+import { isoAt } from "@/lib/time";
 import { createDb, type Db } from "@/db/client";
 import { events, webhookAttempts, webhookDeliveries } from "@/db/schema";
 import type { Env } from "@/env";
@@ -11,7 +12,16 @@ export interface WebhookSweepReport {
   pruned: number;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
+/**
+ * Gives up the pending deliveries among `where` whose attempts are all used up (their consumer
+ * kept crashing, so none completed): they are never sent again. Returns them.
+ */
+export const giveUpExhausted = (db: Db, now: number, where: SQL) =>
+  db
+    .update(webhookDeliveries)
+    .set({ status: "failed", nextAttemptAt: null, updatedAt: isoAt(now) })
+    .where(and(where, eq(webhookDeliveries.status, "pending"), gte(webhookDeliveries.attempts, MAX_ATTEMPTS)))
+    .returning({ id: webhookDeliveries.id });
 
 /**
  * The every-minute webhook sweep, with `now` the cron's scheduled time:
@@ -23,13 +33,10 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * and a duplicate message is harmless anyway (the claim in deliver.ts).
  */
 export async function sweepWebhooks(db: Db, queue: Queue<WebhookMessage>, now: number): Promise<WebhookSweepReport> {
-  const staleBefore = iso(now - RESEND_AFTER_SECONDS * 1000);
+  const staleBefore = isoAt(now - RESEND_AFTER_SECONDS * 1000);
   // A delivery whose every attempt was claimed but none completed (its consumer kept crashing)
   // is given up once the last lease has run out, rather than sent for ever.
-  await db
-    .update(webhookDeliveries)
-    .set({ status: "failed", nextAttemptAt: null, updatedAt: iso(now) })
-    .where(and(eq(webhookDeliveries.status, "pending"), gte(webhookDeliveries.attempts, MAX_ATTEMPTS), lte(webhookDeliveries.nextAttemptAt, iso(now))));
+  await giveUpExhausted(db, now, lte(webhookDeliveries.nextAttemptAt, isoAt(now)));
   const lost = and(
     eq(webhookDeliveries.status, "pending"),
     lte(webhookDeliveries.nextAttemptAt, staleBefore),
@@ -37,7 +44,7 @@ export async function sweepWebhooks(db: Db, queue: Queue<WebhookMessage>, now: n
   );
   const resent = await db
     .update(webhookDeliveries)
-    .set({ enqueuedAt: iso(now) })
+    .set({ enqueuedAt: isoAt(now) })
     .where(
       and(
         lost,
@@ -51,7 +58,7 @@ export async function sweepWebhooks(db: Db, queue: Queue<WebhookMessage>, now: n
   if (resent.length > 0) await sendDeliveries(queue, resent.map((r) => r.id));
 
   // Oldest first, a bounded slice per run; the event rows go last, as the slice is read from them.
-  const expired = () => db.select({ id: events.id }).from(events).where(lt(events.createdAt, iso(now - EVENT_RETENTION_MS))).orderBy(asc(events.createdAt)).limit(WEBHOOK_SWEEP_LIMIT);
+  const expired = () => db.select({ id: events.id }).from(events).where(lt(events.createdAt, isoAt(now - EVENT_RETENTION_MS))).orderBy(asc(events.createdAt)).limit(WEBHOOK_SWEEP_LIMIT);
   const [, , pruned] = await db.batch([
     db.delete(webhookAttempts).where(inArray(webhookAttempts.eventId, expired())),
     db.delete(webhookDeliveries).where(inArray(webhookDeliveries.eventId, expired())),

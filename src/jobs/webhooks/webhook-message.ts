@@ -8,6 +8,7 @@ export interface WebhookMessage {
   delivery_id: string;
 }
 
+export const WEBHOOK_QUEUE_NAME = "webhook-deliveries";
 export const WEBHOOK_DLQ_NAME = "webhook-deliveries-dlq";
 
 /** Seconds before each retry after a failed attempt (DESIGN): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then given up. */
@@ -40,6 +41,3 @@ export const EVENT_RETENTION_MS = 30 * 86_400_000;
 
 /** Rows handled per cron step, so one run stays well inside the Worker's limits. */
 export const WEBHOOK_SWEEP_LIMIT = 500;
-
-/** `sendBatch` takes at most 100 messages. */
-export const MAX_SEND_BATCH = 100;

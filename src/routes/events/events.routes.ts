@@ -29,7 +29,7 @@ export const getEvent = partnerRoute({
   tags: TAGS,
   summary: "Get event",
   description:
-    "Returns one event of the last 30 days: the same body that is delivered to webhook endpoints. A webhook " +
+    "Returns one event of the last 30 days: `event` is exactly the body POSTed to webhook endpoints, and a " +
     "delivery's `webhook-id` header is its `event_uuid`.",
   scopes: ["webhooks"],
   request: { params: EventParams },

@@ -105,7 +105,7 @@ export const EventParams = z.object({ event_uuid: uuidParam("event_uuid") });
 
 // ISO 8601 with an offset; the instant is what counts.
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/i;
-const instantQuery = (name: "from" | "to", description: string) =>
+const instantQuery = (name: "from" | "to", description: string, example: string) =>
   z
     .string({ error: eventMessages.instant(name) })
     .max(40, eventMessages.instant(name))
@@ -113,7 +113,7 @@ const instantQuery = (name: "from" | "to", description: string) =>
     .refine((v) => !Number.isNaN(Date.parse(v)), eventMessages.instant(name))
     .transform((v) => new Date(Date.parse(v)).toISOString())
     .optional()
-    .openapi({ param: { name, in: "query" }, type: "string", format: "date-time", description, example: "2026-11-21T00:00:00Z" });
+    .openapi({ param: { name, in: "query" }, type: "string", format: "date-time", description, example });
 
 export const ListEventsQuery = paginationQuery
   .extend({
@@ -121,8 +121,8 @@ export const ListEventsQuery = paginationQuery
       .enum(eventTypes, { error: eventMessages.type })
       .optional()
       .openapi({ param: { name: "type", in: "query" }, description: "Only events of this type.", example: "contact.created" }),
-    from: instantQuery("from", "Only events created at or after this instant."),
-    to: instantQuery("to", "Only events created before this instant."),
+    from: instantQuery("from", "Only events created at or after this instant.", "2026-11-21T00:00:00Z"),
+    to: instantQuery("to", "Only events created before this instant.", "2026-11-22T00:00:00Z"),
   })
   .refine((q) => q.from === undefined || q.to === undefined || q.from < q.to, { message: eventMessages.range, path: ["from"] });
 

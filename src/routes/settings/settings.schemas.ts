@@ -289,5 +289,3 @@ export const StoredSettings = z.object({
     })
     .catch({ ...DEFAULT_SETTINGS.voice }),
 });
-
-export type EffectiveSettings = z.infer<typeof StoredSettings>;

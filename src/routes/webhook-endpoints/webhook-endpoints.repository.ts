@@ -1,12 +1,12 @@
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/db/schema";
-import { eventWithSnapshot, publishAfterWrite } from "@/lib/events";
+import { eventWithSnapshot, publishAfterWrite, subscribedEndpoint, type EventType } from "@/lib/events";
 import { newId } from "@/lib/ids";
 import { offsetOf, type Pagination } from "@/lib/pagination";
-import { nowIso } from "@/lib/time";
+import { addDays, nowIso } from "@/lib/time";
 import { newWebhookSecret } from "@/jobs/webhooks/signature";
-import { MAX_ENDPOINTS_PER_AGENCY, type CreateEndpointInput, type UpdateEndpointInput } from "./webhook-endpoints.schemas";
+import { MAX_ENDPOINTS_PER_AGENCY, type CreateEndpointInput, type SubscribableType, type UpdateEndpointInput } from "./webhook-endpoints.schemas";
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 
@@ -14,7 +14,8 @@ export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 export const toPublicEndpoint = (e: WebhookEndpointRow) => ({
   webhook_endpoint_uuid: e.id,
   url: e.url,
-  events: e.events,
+  // Stored as validated by the schemas (a subscribable type, or "*").
+  events: e.events as (SubscribableType | "*")[],
   status: e.status,
   disabled_reason: e.disabledReason === "failing" ? ("failing" as const) : null,
   description: e.description,
@@ -24,7 +25,7 @@ export const toPublicEndpoint = (e: WebhookEndpointRow) => ({
 
 export const toPublicAttempt = (a: typeof webhookAttempts.$inferSelect) => ({
   event_uuid: a.eventId,
-  type: a.eventType,
+  type: a.eventType as EventType,
   attempt: a.attempt,
   status_code: a.statusCode,
   error: a.error,
@@ -93,7 +94,6 @@ export async function createEndpoint(db: Db, agencyId: string, input: CreateEndp
 }
 
 export function updateEndpoint(db: Db, agencyId: string, endpointId: string, patch: UpdateEndpointInput) {
-  const reenabled = patch.status === "enabled";
   return db
     .update(webhookEndpoints)
     .set({
@@ -101,10 +101,10 @@ export function updateEndpoint(db: Db, agencyId: string, endpointId: string, pat
       events: patch.events,
       description: patch.description === undefined ? undefined : patch.description || null,
       status: patch.status,
-      // Turned on again by the partner, or pointed elsewhere: the failing run (and our reason for
-      // disabling) belongs to what was there before.
-      ...(reenabled ? { disabledReason: null, failingSince: null } : patch.status === "disabled" ? { disabledReason: null } : {}),
-      ...(patch.url !== undefined ? { failingSince: null } : {}),
+      // Any status the partner sets is theirs, not our `failing`; turned on again or pointed
+      // elsewhere, the failing run belongs to what was there before.
+      ...(patch.status !== undefined ? { disabledReason: null } : {}),
+      ...(patch.status === "enabled" || patch.url !== undefined ? { failingSince: null } : {}),
       updatedAt: nowIso(),
     })
     .where(ofAgency(agencyId, endpointId))
@@ -123,8 +123,6 @@ export async function deleteEndpoint(db: Db, agencyId: string, endpointId: strin
   return deleted[0];
 }
 
-export const PREVIOUS_SECRET_TTL_MS = 86_400_000;
-
 /** A new secret; the current one keeps signing beside it for 24 hours (one previous secret at a time). */
 export function rotateSecret(db: Db, agencyId: string, endpointId: string) {
   const now = Date.now();
@@ -132,7 +130,7 @@ export function rotateSecret(db: Db, agencyId: string, endpointId: string) {
     .update(webhookEndpoints)
     .set({
       previousSecret: sql`${webhookEndpoints.secret}`,
-      previousSecretExpiresAt: new Date(now + PREVIOUS_SECRET_TTL_MS).toISOString(),
+      previousSecretExpiresAt: addDays(now, 1).toISOString(),
       secret: newWebhookSecret(),
       updatedAt: new Date(now).toISOString(),
     })
@@ -178,9 +176,7 @@ export async function redeliver(db: Db, agencyId: string, eventId: string, event
     .insert(webhookDeliveries)
     .select(
       sql`SELECT lower(hex(randomblob(16))), e.agency_id, ${eventId}, e.id, 'pending', 0, ${now}, NULL, ${now}, ${now}
-          FROM ${webhookEndpoints} AS e
-          WHERE e.agency_id = ${agencyId} AND e.status = 'enabled'
-            AND EXISTS (SELECT 1 FROM json_each(e.events) WHERE json_each.value IN ('*', ${eventType}))`,
+          FROM ${webhookEndpoints} AS e WHERE ${subscribedEndpoint(agencyId, eventType)}`,
     )
     .returning({ endpointId: webhookDeliveries.endpointId });
   if (rows.length > 0) publishAfterWrite(db, eventId);

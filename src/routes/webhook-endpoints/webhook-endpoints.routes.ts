@@ -20,7 +20,7 @@ const TAGS: ["Webhooks"] = ["Webhooks"];
 const notFound = { 404: { description: "No webhook endpoint with this uuid in your agency.", error: webhookMessages.notFound } };
 const schedule = RETRY_SCHEDULE_SECONDS.map((s) => (s < 60 ? `${s} s` : s < 3600 ? `${s / 60} min` : `${s / 3600} h`)).join(", ");
 
-/** How deliveries work, shared by the create and test descriptions. */
+/** How deliveries work, for the create description. */
 const deliveryContract =
   "Each event is POSTed as JSON (the `Event` body of `GET /events/{event_uuid}`) with the Standard Webhooks headers " +
   "(standardwebhooks.com): `webhook-id` (the `event_uuid`, the same on every retry: deduplicate on it), " +

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { webhookEndpointStatuses } from "@/db/schema";
-import { eventTypes } from "@/lib/events";
+import { eventTypes, type EventType } from "@/lib/events";
 import { uuidParam } from "@/lib/ids";
 import { documentedNullable } from "@/lib/openapi";
 import { PaginationSchema, paginationQuery } from "@/lib/pagination";
@@ -10,7 +10,8 @@ export const MAX_ENDPOINTS_PER_AGENCY = 16;
 export const MAX_DESCRIPTION_LENGTH = 500;
 
 /** Types an endpoint may subscribe to: every type but `ping`, which goes only to the endpoint being tested. */
-export const subscribableTypes = eventTypes.filter((t) => t !== "ping");
+export type SubscribableType = Exclude<EventType, "ping">;
+export const subscribableTypes = eventTypes.filter((t): t is SubscribableType => t !== "ping");
 
 export const webhookMessages = {
   notFound: "Webhook endpoint not found",
@@ -38,7 +39,7 @@ export const WebhookEndpoint = z
   .object({
     webhook_endpoint_uuid: z.string(),
     url: z.string().openapi({ description: "Where events are POSTed." }),
-    events: z.array(z.string()).openapi({ description: 'The event types delivered here, or `["*"]` for all.' }),
+    events: z.array(z.enum(["*", ...subscribableTypes])).openapi({ description: 'The event types delivered here, or `["*"]` for all.' }),
     status: z.enum(webhookEndpointStatuses).openapi({ description: "Only `enabled` endpoints receive events." }),
     disabled_reason: z
       .enum(["failing"])
@@ -97,7 +98,7 @@ const attemptExample = {
 export const WebhookAttempt = z
   .object({
     event_uuid: z.string(),
-    type: z.string(),
+    type: z.enum(eventTypes),
     attempt: z.number().int().openapi({ description: "1 for the first attempt of this delivery, 2 for the first retry, ..." }),
     status_code: z.number().int().nullable().openapi({ description: "Your endpoint's HTTP status; null when no response arrived." }),
     error: z.string().nullable().openapi({ description: "Why the attempt failed (a timeout, a network error, a non-2xx status, a redirect); null when delivered." }),
