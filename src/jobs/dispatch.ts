@@ -1,7 +1,6 @@
 import { and, eq, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { isoAt } from "@/lib/time";
 import type { Db } from "@/db/client";
-import { writeWithEvent } from "@/db/write-with-event";
 import { agencies, voiceAgents, voiceCalls, voicePhoneNumbers } from "@/db/schema";
 import { openingAtOrAfter } from "@/lib/calling-window";
 import type { Logger } from "@/lib/logger";
@@ -9,7 +8,7 @@ import { agencySettingsQuery, callingWindowOf, effectiveSettings, type AgencySet
 import { DEFAULT_SETTINGS } from "@/routes/settings/settings.schemas";
 import type { VoiceAgentRow, VoicePhoneNumberRow } from "@/routes/voice-ai/agents.repository";
 import { callCostCents, callDebitStatements, DEFAULT_RATE_PER_MINUTE_CENTS, getWallet } from "@/routes/voice-ai/wallet.repository";
-import { callEvent, type VoiceCallRow } from "@/routes/voice-ai/calls.repository";
+import { callEvent, changeCall, type VoiceCallRow } from "@/routes/voice-ai/calls.repository";
 import {
   endedReasons,
   MAX_CALL_DURATION_SECONDS,
@@ -64,42 +63,31 @@ const ours = (call: Pick<VoiceCallRow, "id" | "attempts">) =>
  * shown as `dispatch_at`), when the cron queues it again, with its `call.updated` event. True
  * when `where` still matched.
  */
-async function holdForWindow(db: Db, call: { id: string; agencyId: string }, where: SQL | undefined, opening: number, now: string) {
-  const held = await writeWithEvent(
-    db,
-    db
-      .update(voiceCalls)
-      .set({ status: "scheduled", dueAt: isoAt(opening), dispatchAt: isoAt(opening), enqueuedAt: null, startedAt: null, updatedAt: now })
-      .where(where)
-      .returning({ id: voiceCalls.id }),
-    callEvent(db, call.agencyId, call.id, "call.updated", { ifChanged: true }),
-  );
-  return held !== undefined;
-}
+const holdForWindow = (db: Db, call: { id: string; agencyId: string }, where: SQL | undefined, opening: number, now: string) =>
+  changeCall(db, {
+    call,
+    where,
+    set: { status: "scheduled", dueAt: isoAt(opening), dispatchAt: isoAt(opening), enqueuedAt: null, startedAt: null, updatedAt: now },
+    type: "call.updated",
+  });
 
 /** Puts a call whose dial failed back to `queued`, due again after the backoff, with its `call.updated` event. */
-async function releaseForRetry(db: Db, call: VoiceCallRow, retryAt: number, now: string) {
-  const released = await writeWithEvent(
-    db,
-    db
-      .update(voiceCalls)
-      .set({ status: "queued", dueAt: isoAt(retryAt), enqueuedAt: now, startedAt: null, updatedAt: now })
-      .where(ours(call))
-      .returning({ id: voiceCalls.id }),
-    callEvent(db, call.agencyId, call.id, "call.updated", { ifChanged: true }),
-  );
-  return released !== undefined;
-}
+const releaseForRetry = (db: Db, call: VoiceCallRow, retryAt: number, now: string) =>
+  changeCall(db, {
+    call,
+    where: ours(call),
+    set: { status: "queued", dueAt: isoAt(retryAt), enqueuedAt: now, startedAt: null, updatedAt: now },
+    type: "call.updated",
+  });
 
 /** Ends a call as `failed` without a charge, with its `call.failed` event. */
 async function failClaimed(db: Db, call: VoiceCallRow, reason: string, now: string) {
-  await db.batch([
-    db
-      .update(voiceCalls)
-      .set({ status: "failed", endedReason: reason, startedAt: null, endedAt: now, durationSeconds: 0, costCents: 0, updatedAt: now })
-      .where(ours(call)),
-    callEvent(db, call.agencyId, call.id, "call.failed", { ifChanged: true }),
-  ]);
+  await changeCall(db, {
+    call,
+    where: ours(call),
+    set: { status: "failed", endedReason: reason, startedAt: null, endedAt: now, durationSeconds: 0, costCents: 0, updatedAt: now },
+    type: "call.failed",
+  });
 }
 
 /**
@@ -289,13 +277,10 @@ export async function failUndialed(db: Db, callId: string, now = Date.now()) {
   const at = isoAt(now);
   const call = await db.select({ agencyId: voiceCalls.agencyId }).from(voiceCalls).where(eq(voiceCalls.id, callId)).get();
   if (!call) return false;
-  const [failed] = await db.batch([
-    db
-      .update(voiceCalls)
-      .set({ status: "failed", endedReason: endedReasons.dialFailed, endedAt: at, durationSeconds: 0, costCents: 0, updatedAt: at })
-      .where(and(eq(voiceCalls.id, callId), eq(voiceCalls.status, "queued")))
-      .returning({ id: voiceCalls.id }),
-    callEvent(db, call.agencyId, callId, "call.failed", { ifChanged: true }),
-  ]);
-  return failed.length > 0;
+  return changeCall(db, {
+    call: { id: callId, agencyId: call.agencyId },
+    where: eq(voiceCalls.status, "queued"),
+    set: { status: "failed", endedReason: endedReasons.dialFailed, endedAt: at, durationSeconds: 0, costCents: 0, updatedAt: at },
+    type: "call.failed",
+  });
 }

@@ -1,7 +1,8 @@
 import { DateTime } from "luxon";
-import { expect, vi } from "vitest";
+import { expect } from "vitest";
 import { todayIn } from "@/lib/zoned-time";
 import { admin, api } from "./http";
+import { patchSettings } from "./factories";
 
 export const NEW_YORK = "America/New_York";
 export const SLOT_TAKEN = "This time slot is no longer available.";
@@ -126,17 +127,7 @@ export async function setBookingSettings(
   token: string,
   booking: Partial<{ default_slot_minutes: number; buffer_minutes: number; min_notice_minutes: number }>,
 ) {
-  const res = await api("PATCH", "/settings", { token, body: { booking } });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.settings.booking as { default_slot_minutes: number; buffer_minutes: number; min_notice_minutes: number };
+  return (await patchSettings(token, { booking })).booking as { default_slot_minutes: number; buffer_minutes: number; min_notice_minutes: number };
 }
 
-/**
- * Moves the clock to `instant` for the test and the Worker alike (they share the isolate).
- * Set it before creating the agency and its key: keys expire and rate limits count by the same
- * clock. Tests that call it restore real time with `vi.useRealTimers()` in afterEach.
- */
-export function setClock(instant: string) {
-  if (!vi.isFakeTimers()) vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(new Date(instant));
-}
+export { setClock } from "./clock";

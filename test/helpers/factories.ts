@@ -56,3 +56,10 @@ export async function createPathRecord(agencyUuid: string, name = "Seller lead p
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.path.path_uuid as string;
 }
+
+/** Changes the agency's settings (any subset) through PATCH /settings and expects 200; returns them. */
+export async function patchSettings(token: string, body: Record<string, unknown>) {
+  const res = await api("PATCH", "/settings", { token, body });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.settings as Record<string, any>;
+}

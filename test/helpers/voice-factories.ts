@@ -5,7 +5,7 @@ import { app } from "@/app";
 import type { Env } from "@/env";
 import type { CallMessage } from "@/jobs/call-message";
 import { admin, api, BASE } from "./http";
-import { createAgency, createKey, type TestAgency } from "./factories";
+import { createAgency, createKey, patchSettings, type TestAgency } from "./factories";
 import { restoreClock, setClock } from "./clock";
 import { deliver, poll } from "./voice-queue";
 
@@ -56,12 +56,7 @@ export interface CallingHours {
 /** Calling hours that never close, so a test's outcome does not depend on the time of day it runs. */
 export const ALWAYS_OPEN: CallingHours = { start: "00:00", end: "24:00" };
 
-/** Sets the agency's calling hours (and any other settings) through PATCH /settings. */
-export async function patchSettings(token: string, body: Record<string, unknown>) {
-  const res = await api("PATCH", "/settings", { token, body });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.settings as Record<string, any>;
-}
+export { patchSettings };
 
 /**
  * A fresh agency (New York time unless told) with a `*` key, one active agent with one number,

@@ -43,6 +43,10 @@ export const voicePhoneNumbers = sqliteTable(
   ],
 );
 
+/** What a Voice AI agent does on reaching voicemail (settings `voice.voicemail_behavior`). */
+export const voicemailBehaviors = ["hang_up", "leave_message"] as const;
+export type VoicemailBehavior = (typeof voicemailBehaviors)[number];
+
 export const callStatuses = ["scheduled", "queued", "in-progress", "completed", "failed", "canceled"] as const;
 export type CallStatus = (typeof callStatuses)[number];
 
@@ -77,7 +81,7 @@ export const voiceCalls = sqliteTable(
     providerCallId: text("provider_call_id"),
     /** The agency's `voice.max_call_minutes` and `voice.voicemail_behavior` when the call was dialed, as told to the provider. */
     maxDurationSeconds: integer("max_duration_seconds"),
-    voicemailBehavior: text("voicemail_behavior", { enum: ["hang_up", "leave_message"] }),
+    voicemailBehavior: text("voicemail_behavior", { enum: voicemailBehaviors }),
     startedAt: timestamp("started_at"),
     endedAt: timestamp("ended_at"),
     summary: text("summary"),

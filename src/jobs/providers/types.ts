@@ -1,3 +1,5 @@
+import type { VoicemailBehavior } from "@/db/schema";
+
 /**
  * The seam between dispatch and whoever places the phone call. Dispatch owns the call's
  * state in D1 (claim, retries, completion, billing); a provider only dials and reports.
@@ -23,7 +25,6 @@ export interface DialRequest {
   now: string;
 }
 
-export type VoicemailBehavior = "hang_up" | "leave_message";
 
 /** A call the provider placed, asked about again: the dial request it was placed with, and when. */
 export interface PollRequest extends DialRequest {

@@ -9,14 +9,14 @@ import { settingsMessages } from "./settings.schemas";
 
 type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], AppBindings>;
 
-async function currentSettings(c: { var: AppBindings["Variables"] }) {
-  const settings = await repo.getSettings(c.var.db, c.var.caller.agencyId);
-  // A key always belongs to an existing agency; this only guards against a deleted one.
-  if (!settings) throw notFound("Agency not found");
-  return settings;
+/** The settings row of the caller's agency; a key always has one, this only guards against a deleted agency. */
+function existing<T>(row: T | undefined): T {
+  if (!row) throw notFound("Agency not found");
+  return row;
 }
 
-export const getSettings: Handler<"getSettings"> = async (c) => c.json({ success: true as const, settings: await currentSettings(c) }, 200);
+export const getSettings: Handler<"getSettings"> = async (c) =>
+  c.json({ success: true as const, settings: existing(await repo.getSettings(c.var.db, c.var.caller.agencyId)) }, 200);
 
 export const updateSettings: Handler<"updateSettings"> = async (c) => {
   const body = c.req.valid("json");
@@ -28,12 +28,11 @@ export const updateSettings: Handler<"updateSettings"> = async (c) => {
     if (!status) throw badRequest(settingsMessages.unknownVoiceAgent);
     if (status !== "active") throw badRequest(settingsMessages.inactiveVoiceAgent);
   }
-  await repo.updateSettings(db, agencyId, body);
-  const settings = await currentSettings(c);
+  const row = existing(await repo.updateSettings(db, agencyId, body));
   if (body.calling_hours !== undefined || body.calling_timezone !== undefined) {
     // Calls waiting for the old hours follow the new ones (to an earlier or a later opening).
-    const window = { timezone: settings.calling_timezone, ...settings.calling_hours };
+    const window = repo.callingWindowOf(repo.effectiveSettings(row));
     await calls.moveHeldCalls(db, agencyId, rehold(await calls.heldCalls(db, agencyId), window, Date.now()));
   }
-  return c.json({ success: true as const, settings }, 200);
+  return c.json({ success: true as const, settings: repo.toPublicSettings(row) }, 200);
 };

@@ -1,4 +1,5 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "@/db/client";
 import { agencies, agencySettings, voiceAgents } from "@/db/schema";
 import { nowIso } from "@/lib/time";
@@ -16,9 +17,10 @@ export const agencySettingsQuery = (db: Db, agencyId: string | SQL) =>
     .select({
       name: agencies.name,
       timezone: agencies.timezone,
-      agencyUpdatedAt: agencies.updatedAt,
+      // Aliased: both columns are `updated_at`, and D1 returns a batch's rows keyed by column name.
+      agencyUpdatedAt: sql<string>`${agencies.updatedAt}`.as("agency_updated_at"),
       settings: agencySettings.settings,
-      settingsUpdatedAt: agencySettings.updatedAt,
+      settingsUpdatedAt: sql<string | null>`${agencySettings.updatedAt}`.as("settings_updated_at"),
     })
     .from(agencies)
     .leftJoin(agencySettings, eq(agencySettings.agencyId, agencies.id))
@@ -74,7 +76,8 @@ const withoutNulls = (value: Record<string, unknown>): Record<string, unknown> =
   );
 
 /**
- * Applies a validated patch in one batch (one transaction). The JSON part is merged in SQL
+ * Applies a validated patch in one batch (one transaction) and returns the agency's settings
+ * row after it (undefined without the agency). The JSON part is merged in SQL
  * with json_patch (RFC 7396: objects merge key by key, `null` removes a key so its default
  * shows again), so two concurrent PATCHes of different settings both stick.
  */
@@ -82,7 +85,7 @@ export async function updateSettings(db: Db, agencyId: string, patch: UpdateSett
   const now = nowIso();
   const { agency_name: name, calling_timezone: timezone, ...json } = patch;
   const jsonPatch = Object.fromEntries(Object.entries(json).filter(([, v]) => v !== undefined));
-  const statements = [];
+  const statements: BatchItem<"sqlite">[] = [];
   if (name !== undefined || timezone !== undefined) {
     statements.push(db.update(agencies).set({ name, timezone, updatedAt: now }).where(eq(agencies.id, agencyId)));
   }
@@ -97,6 +100,9 @@ export async function updateSettings(db: Db, agencyId: string, patch: UpdateSett
         }),
     );
   }
-  const [first, ...rest] = statements;
-  if (first) await db.batch([first, ...rest]);
+  // The settings as the change left them, read in the same batch (one round trip in all).
+  const read: BatchItem<"sqlite"> = agencySettingsQuery(db, agencyId);
+  // Drizzle types a batch as a non-empty tuple, which a spread cannot prove; this one always holds `read`.
+  const results: unknown[] = await db.batch([...statements, read] as unknown as [BatchItem<"sqlite">]);
+  return (results[results.length - 1] as AgencySettingsRow[])[0];
 }

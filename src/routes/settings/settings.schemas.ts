@@ -1,11 +1,11 @@
 import { z } from "@hono/zod-openapi";
+import { voicemailBehaviors, type VoicemailBehavior } from "@/db/schema";
 import { uuidField } from "@/lib/ids";
 import { documentedNullable } from "@/lib/openapi";
 import { ALL_WEEKDAYS } from "@/lib/calling-window";
 import { isIanaTimezone } from "@/lib/time";
 import { MAX_SLOT_MINUTES, MIN_SLOT_MINUTES } from "@/routes/calendar/calendar.messages";
 
-export const voicemailBehaviors = ["hang_up", "leave_message"] as const;
 
 export const MAX_AGENCY_NAME_LENGTH = 200;
 export const limits = {
@@ -20,7 +20,7 @@ export const limits = {
 export const DEFAULT_SETTINGS = {
   calling_hours: { start: "09:00", end: "20:00", days: [...ALL_WEEKDAYS] as number[] },
   booking: { default_slot_minutes: 30, buffer_minutes: 0, min_notice_minutes: 60 },
-  voice: { default_voice_agent_uuid: null as string | null, max_call_minutes: 10, voicemail_behavior: "hang_up" as (typeof voicemailBehaviors)[number] },
+  voice: { default_voice_agent_uuid: null as string | null, max_call_minutes: 10, voicemail_behavior: "hang_up" as VoicemailBehavior },
 };
 
 const range = (name: string, { min, max }: { min: number; max: number }) => `${name} must be a whole number from ${min} to ${max}`;

@@ -76,16 +76,12 @@ export function callTiming(
 
 /**
  * Where calls held for the calling hours go when the hours (or the timezone) change: each to
- * the next opening of the new window from when it was due (never before `now`), grouped by
- * that instant. Narrower hours move them later, wider ones earlier (an opening of `now` means
+ * the next opening of the new window from when it was due (never before `now`). Narrower hours move them later, wider ones earlier (an opening of `now` means
  * the cron queues them within a minute); the consumer checks the window again at dial time.
  */
 export function rehold(calls: { id: string; scheduledAt: string | null; createdAt: string }[], window: CallingWindow, now: number) {
-  const byOpening = new Map<string, string[]>();
-  for (const call of calls) {
+  return calls.map((call) => {
     const due = Math.max(now, Date.parse(call.scheduledAt ?? call.createdAt));
-    const opening = new Date(openingAtOrAfter(window, due) ?? due).toISOString();
-    byOpening.set(opening, [...(byOpening.get(opening) ?? []), call.id]);
-  }
-  return [...byOpening].map(([dispatchAt, ids]) => ({ dispatchAt, ids }));
+    return { id: call.id, dispatchAt: new Date(openingAtOrAfter(window, due) ?? due).toISOString() };
+  });
 }

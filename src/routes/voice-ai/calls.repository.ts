@@ -83,6 +83,9 @@ export async function changeCalls(db: Db, changes: CallChange[]) {
   return changed;
 }
 
+/** One call's change with its event (see changeCalls): true when it applied. */
+export const changeCall = async (db: Db, change: CallChange) => (await changeCalls(db, [change])).length > 0;
+
 export const getCall = (db: Db, agencyId: string, callId: string) => db.select().from(voiceCalls).where(ofAgency(agencyId, callId)).get();
 
 export interface CallFilters {
@@ -195,17 +198,15 @@ export const heldCalls = (db: Db, agencyId: string) =>
  * partner canceled) in the meantime, or one already held until its new opening, is left alone
  * and gets no event.
  */
-export async function moveHeldCalls(db: Db, agencyId: string, moves: { dispatchAt: string; ids: string[] }[]) {
+export async function moveHeldCalls(db: Db, agencyId: string, moves: { id: string; dispatchAt: string }[]) {
   const now = nowIso();
   await changeCalls(
     db,
-    moves.flatMap(({ dispatchAt, ids }) =>
-      ids.map((id) => ({
-        call: { id, agencyId },
-        where: and(eq(voiceCalls.agencyId, agencyId), eq(voiceCalls.status, "scheduled"), isNotNull(voiceCalls.dispatchAt), ne(voiceCalls.dispatchAt, dispatchAt)),
-        set: { dueAt: dispatchAt, dispatchAt, enqueuedAt: null, updatedAt: now },
-        type: "call.updated" as const,
-      })),
-    ),
+    moves.map(({ id, dispatchAt }) => ({
+      call: { id, agencyId },
+      where: and(eq(voiceCalls.agencyId, agencyId), eq(voiceCalls.status, "scheduled"), isNotNull(voiceCalls.dispatchAt), ne(voiceCalls.dispatchAt, dispatchAt)),
+      set: { dueAt: dispatchAt, dispatchAt, enqueuedAt: null, updatedAt: now },
+      type: "call.updated" as const,
+    })),
   );
 }
