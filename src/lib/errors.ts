@@ -1,5 +1,6 @@
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { MAX_JSON_DEPTH } from "@/lib/json-depth";
 
 /** Stable machine codes in the error envelope, with the status each one answers with. */
 export const errorStatus = {
@@ -12,6 +13,7 @@ export const errorStatus = {
   not_found: 404,
   conflict: 409,
   idempotency_in_progress: 409,
+  payload_too_large: 413,
   rate_limited: 429,
   internal_error: 500,
   not_implemented: 501,
@@ -26,6 +28,15 @@ export interface ErrorBody {
   details?: { field: string; message: string }[];
   request_id?: string;
 }
+
+/**
+ * Limits of what an error echoes back. Messages can quote input (an unknown field's name, a
+ * custom field key), so a large body must not buy a large error: longer text is cut with an
+ * ellipsis and only the first problems are listed.
+ */
+export const ERROR_LIMITS = { message: 1000, field: 200, details: 50 } as const;
+
+const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
 /** The one error type of the API: thrown anywhere, rendered by `onError` as the SPEC envelope. */
 export class ApiError extends HTTPException {
@@ -47,9 +58,15 @@ export class ApiError extends HTTPException {
   body(): ErrorBody {
     return {
       success: false,
-      error: this.message,
+      error: clip(this.message, ERROR_LIMITS.message),
       code: this.code,
-      ...(this.details ? { details: this.details } : {}),
+      ...(this.details
+        ? {
+            details: this.details
+              .slice(0, ERROR_LIMITS.details)
+              .map((d) => ({ field: clip(d.field, ERROR_LIMITS.field), message: clip(d.message, ERROR_LIMITS.message) })),
+          }
+        : {}),
     };
   }
 }
@@ -69,6 +86,8 @@ export const messages = {
   idempotencyInProgress: "A request with this Idempotency-Key is in progress; retry shortly",
   idempotencyMismatch: "Idempotency-Key was already used with a different request; use a new key for a new request",
   rateLimited: "Rate limit exceeded. Retry after the number of seconds in the Retry-After header.",
+  payloadTooLarge: "Request body must not exceed 1 MiB (1,048,576 bytes)",
+  jsonTooDeep: `JSON body must not nest deeper than ${MAX_JSON_DEPTH} levels`,
   routeNotFound: "Route not found",
   internal: "Internal server error",
 } as const;

@@ -2,26 +2,31 @@ import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { Scope } from "@/lib/auth/scopes";
 import type { AppBindings } from "@/lib/context";
-import { errorStatus, messages, type ErrorCode } from "@/lib/errors";
-import { rateLimitRule } from "@/lib/rate-limits";
+import { ERROR_LIMITS, errorStatus, messages, type ErrorCode } from "@/lib/errors";
+import { RATE_LIMIT_WINDOW_SECONDS, rateLimitRule } from "@/lib/rate-limits";
 import { guard } from "@/middleware/guard";
-import { BOOKMARK_HEADER } from "@/middleware/request-context";
-import { idempotency } from "@/middleware/idempotency";
+import { BOOKMARK_HEADER, BOOKMARK_LENGTH, BOOKMARK_PATTERN } from "@/middleware/request-context";
+import { integerFormat } from "@/lib/bounded";
+import { idempotency, MAX_IDEMPOTENCY_KEY_LENGTH } from "@/middleware/idempotency";
 
 export const BEARER_SCHEME = "bearerAuth";
 
 export const ErrorSchema = z
   .object({
     success: z.literal(false),
-    error: z.string().openapi({ description: "Human-readable message; safe to show to a developer." }),
+    error: z
+      .string()
+      .max(ERROR_LIMITS.message)
+      .openapi({ description: "Human-readable message; safe to show to a developer." }),
     code: z
       .enum(Object.keys(errorStatus) as [ErrorCode, ...ErrorCode[]])
       .openapi({ description: "Stable machine-readable code. `token_expired` means: renew the token." }),
     details: z
-      .array(z.object({ field: z.string(), message: z.string() }))
+      .array(z.object({ field: z.string().max(ERROR_LIMITS.field), message: z.string().max(ERROR_LIMITS.message) }))
+      .max(ERROR_LIMITS.details)
       .optional()
-      .openapi({ description: "Every validation problem, when there is more than one thing to fix." }),
-    request_id: z.string().optional().openapi({ description: "Present on 500s; quote it to support." }),
+      .openapi({ description: `Every validation problem (the first ${ERROR_LIMITS.details}), when there is more than one thing to fix.` }),
+    request_id: z.string().max(128).optional().openapi({ description: "Present on 500s; quote it to support." }),
   })
   .openapi("Error");
 
@@ -40,25 +45,71 @@ const errorExamples: Record<number, ErrorExample> = {
 
 const bookmarkHeader = z
   .string()
+  .max(BOOKMARK_LENGTH)
   .optional()
   .openapi({
     param: { name: BOOKMARK_HEADER, in: "header" },
+    pattern: BOOKMARK_PATTERN.source,
     description:
       "Read your own writes. Reads may be served by a nearby read replica; every response returns an `X-D1-Bookmark`, " +
       "and a request that sends it back is served from data at least that fresh.",
     example: "00000000-00000004-00000000-00000000000000000000000000000000",
   });
 
+const intHeader = (description: string, max: number) => ({
+  description,
+  schema: { type: "integer" as const, format: integerFormat(0, max), minimum: 0, maximum: max },
+});
+
+// The table's largest limit times the largest multiplier the operator API accepts, rounded up.
+const MAX_DOCUMENTED_LIMIT = 1_000_000;
+
+/** What the guard's rate limit check sets (src/middleware/rate-limit.ts). */
 const rateLimitHeaders = {
-  "RateLimit-Limit": { description: "Requests allowed in the window.", schema: { type: "integer" as const } },
-  "RateLimit-Remaining": { description: "Requests left in the window.", schema: { type: "integer" as const } },
-  "RateLimit-Reset": { description: "Seconds until the window frees capacity.", schema: { type: "integer" as const } },
-  "RateLimit-Policy": { description: "The policy, e.g. `60;w=60`.", schema: { type: "string" as const } },
-  [BOOKMARK_HEADER]: {
-    description: "Bookmark of the data this response saw; send it back to read your own writes.",
-    schema: { type: "string" as const },
+  "RateLimit-Limit": intHeader("Requests allowed in the window.", MAX_DOCUMENTED_LIMIT),
+  "RateLimit-Remaining": intHeader("Requests left in the window.", MAX_DOCUMENTED_LIMIT),
+  "RateLimit-Reset": intHeader("Seconds until the window frees capacity.", RATE_LIMIT_WINDOW_SECONDS),
+  "RateLimit-Policy": {
+    description: "The policy, e.g. `60;w=60`: the limit and the window in seconds.",
+    schema: { type: "string" as const, maxLength: 32, pattern: "^\\d+;w=\\d+$" },
   },
 };
+
+/** Set on every response before anything can fail (src/middleware/request-context.ts). */
+const requestIdHeader = {
+  "X-Request-Id": {
+    description: "The request's id: the caller's `X-Request-Id` when it is 1 to 128 plain characters, else a new UUID. Quote it to support.",
+    schema: { type: "string" as const, maxLength: 128, pattern: "^[A-Za-z0-9._:-]{1,128}$" },
+  },
+};
+
+/** Every Partner API response allows any origin (src/middleware/security-headers.ts). */
+const corsHeader = {
+  "Access-Control-Allow-Origin": {
+    description: "`*`: bearer tokens, never cookies, so any web origin may call the API.",
+    schema: { type: "string" as const, enum: ["*"] },
+  },
+};
+
+const bookmarkResponseHeader = {
+  [BOOKMARK_HEADER]: {
+    description: "Bookmark of the data this response saw; send it back to read your own writes.",
+    schema: { type: "string" as const, maxLength: BOOKMARK_LENGTH, pattern: BOOKMARK_PATTERN.source },
+  },
+};
+
+/**
+ * The headers a response documents, by status: every response carries the request id and the
+ * CORS origin; every response that passed the guard's rate limit check (all 2xx, and every 4xx
+ * except a malformed X-D1-Bookmark or an oversized body, refused before it) carries the
+ * RateLimit headers and the session's bookmark; a 429 also carries Retry-After.
+ */
+function responseHeaders(status: number) {
+  if (status >= 500) return { ...requestIdHeader, ...corsHeader };
+  const headers = { ...rateLimitHeaders, ...bookmarkResponseHeader, ...requestIdHeader, ...corsHeader };
+  if (status !== 429) return headers;
+  return { ...headers, "Retry-After": intHeader("Seconds to wait before retrying.", RATE_LIMIT_WINDOW_SECONDS) };
+}
 
 /** The 400 a route without a 400 of its own documents: the first check its input can fail. */
 function defaultBadRequest(route: RouteConfig): Partial<ErrorExample> {
@@ -100,7 +151,7 @@ export function errorResponses(statuses: number[], overrides: Partial<Record<num
         status,
         {
           description: base.description,
-          headers: status === 429 ? { ...rateLimitHeaders, "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" as const } } } : undefined,
+          headers: responseHeaders(status),
           content: {
             "application/json": {
               schema: ErrorSchema,
@@ -115,7 +166,7 @@ export function errorResponses(statuses: number[], overrides: Partial<Record<num
 
 export const jsonContent = <T extends z.ZodType>(schema: T, description: string) => ({
   description,
-  headers: rateLimitHeaders,
+  headers: responseHeaders(200),
   content: { "application/json": { schema } },
 });
 
@@ -137,11 +188,14 @@ type PartnerRouteConfig = RouteConfig & {
   errorExamples?: Partial<Record<number, Partial<ErrorExample>>>;
 };
 
+// The idempotency middleware checks the length itself, with its own message.
 const idempotencyHeader = z
   .string()
   .optional()
   .openapi({
     param: { name: "Idempotency-Key", in: "header" },
+    minLength: 1,
+    maxLength: MAX_IDEMPOTENCY_KEY_LENGTH,
     description:
       "Makes a retried POST safe: the first response is stored for 24 hours and replayed for the same key and body. " +
       "The same key with a different body is 400 `idempotency_key_mismatch`; while the first is running, 409 `idempotency_in_progress`.",

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { integerFormat } from "@/lib/bounded";
 
 /**
  * A whole-number query parameter. Query strings are text, and `z.coerce.number()` would take
@@ -22,6 +23,7 @@ export function queryInteger(name: string, options: { min: number; max: number; 
     .openapi({
       param: { name, in: "query" },
       type: "integer",
+      format: integerFormat(options.min, options.max),
       minimum: options.min,
       maximum: options.max,
       default: options.default,

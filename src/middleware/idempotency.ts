@@ -6,7 +6,7 @@ import { sha256Hex } from "@/lib/crypto";
 import { ApiError, badRequest, messages } from "@/lib/errors";
 import { addDays } from "@/lib/time";
 
-const MAX_KEY_LENGTH = 255;
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 /**
  * Idempotency-Key with Stripe's semantics, per agency and key. The claim is an INSERT that
@@ -17,8 +17,8 @@ const MAX_KEY_LENGTH = 255;
 export const idempotency: MiddlewareHandler<AppBindings> = async (c, next) => {
   const key = c.req.header("Idempotency-Key");
   if (key === undefined) return next();
-  if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
-    throw badRequest(`Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`);
+  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw badRequest(`Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
   }
 
   const { agencyId } = c.var.caller;

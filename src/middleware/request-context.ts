@@ -10,7 +10,8 @@ import { recordRowsRead } from "@/lib/rows-read";
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 // D1 bookmarks look like 00000000-00000004-00000000-<32 hex>; anything else is refused
 // before it reaches D1.
-const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
+export const BOOKMARK_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
+export const BOOKMARK_LENGTH = 59;
 export const BOOKMARK_HEADER = "X-D1-Bookmark";
 
 /**
@@ -21,7 +22,7 @@ export const BOOKMARK_HEADER = "X-D1-Bookmark";
  */
 function openSession(c: Context<AppBindings>) {
   const bookmark = c.req.header(BOOKMARK_HEADER);
-  if (bookmark !== undefined && !BOOKMARK.test(bookmark)) {
+  if (bookmark !== undefined && !BOOKMARK_PATTERN.test(bookmark)) {
     throw badRequest(`${BOOKMARK_HEADER} must be a bookmark returned by this API`);
   }
   const isRead = c.req.method === "GET" || c.req.method === "HEAD";
