@@ -84,7 +84,8 @@ describe("operator API authentication", () => {
     const { agencyUuid, keyUuid, token } = await setupAgency();
     for (const [method, path, body] of operatorRequests(agencyUuid, keyUuid)) {
       for (const adminToken of [null, "wrong-admin-token", "test-admin-token-but-longer", "TEST-ADMIN-TOKEN"]) {
-        const res = await call(method, `/admin/v1${path}`, { token: adminToken, body });
+        // A fresh IP each time: more than 10 failures from one IP would be refused 429.
+        const res = await call(method, `/admin/v1${path}`, { token: adminToken, body, ip: uniqueIp() });
         expectError(res, 401, "Invalid or missing token", "invalid_token");
       }
     }
@@ -98,7 +99,7 @@ describe("operator API authentication", () => {
 
   it("does not accept a partner access token as the operator token", async () => {
     const { token } = await setupAgency();
-    const res = await call("GET", "/admin/v1/agencies", { token });
+    const res = await call("GET", "/admin/v1/agencies", { token, ip: uniqueIp() });
     expectError(res, 401, "Invalid or missing token", "invalid_token");
   });
 

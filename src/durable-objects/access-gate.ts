@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "@/env";
 import { hasAnyScope, type Scope } from "@/lib/auth/scopes";
+import { timingSafeEqual } from "@/lib/crypto";
 import type { Caller } from "@/lib/context";
 import { effectiveLimit } from "@/lib/rate-limits";
 
@@ -22,6 +23,22 @@ export interface AdmissionRequest {
   /** Any one of these grants access. */
   scopes: readonly Scope[];
 }
+
+export interface OperatorAdmissionRequest {
+  /** The bearer token presented, if any. */
+  token: string | null;
+  /** Where failures are counted, and how many a window allows. */
+  bucket: string;
+  limit: number;
+  windowSeconds: number;
+}
+
+export type OperatorAdmission =
+  | { outcome: "admitted" }
+  /** A wrong or missing token, counted against the IP's failures. */
+  | { outcome: "invalid"; decision: RateLimitDecision }
+  /** The IP's failures are used up: refused without looking at the token. */
+  | { outcome: "refused"; decision: RateLimitDecision };
 
 export type Admission =
   | { outcome: "admitted"; caller: Caller; decision: RateLimitDecision }
@@ -46,11 +63,22 @@ interface KeyState {
 const KEY_CACHE_MS = 60_000;
 const BUCKET_PREFIX = "bucket:";
 
+interface Window {
+  counts: [second: number, count: number][];
+  used: number;
+  second: number;
+}
+
+/** Seconds until the second `s` leaves the window (at least 1). */
+const secondsUntilExpiry = (s: number, windowSeconds: number, now: number) =>
+  Math.max(1, Math.ceil(((s + windowSeconds) * 1000 - now) / 1000));
+
 /**
  * The gate in front of the Partner API: one instance per API key (`key:<id>`) or per client
  * IP (`ip:<address>`). For a key it answers authentication, scope and rate limit in one call,
  * from a cached copy of the key's row, so an authenticated request costs one Durable Object
- * round trip plus the handler's own D1 work.
+ * round trip plus the handler's own D1 work. An IP's instance also answers the operator token
+ * and counts its failures (`admitOperator`).
  *
  * Rate limits are a sliding window per bucket (one-second resolution), kept in memory and
  * written behind to the object's storage so a restarted object does not forget. `consume` never awaits, and a
@@ -95,39 +123,61 @@ export class AccessGate extends DurableObject<Env> {
   }
 
   /**
+   * The operator API's front door for one client IP: decides the operator token and counts
+   * failures in one call. The lockout is checked before the token is compared, and nothing
+   * here awaits, so the check, the comparison and the count happen as one step: once the
+   * failures of the window are used up, every attempt is refused, the right token too, and a
+   * burst of concurrent guesses gets exactly `limit` answers. Success counts nothing.
+   */
+  admitOperator(request: OperatorAdmissionRequest): OperatorAdmission {
+    const { token, bucket, limit, windowSeconds } = request;
+    const now = Date.now();
+    const window = this.window(bucket, windowSeconds, now);
+    if (window.used >= limit) return { outcome: "refused", decision: this.refuse(bucket, window, limit, windowSeconds, now) };
+    const expected = this.env.ADMIN_TOKEN;
+    if (token !== null && expected && timingSafeEqual(token, expected)) return { outcome: "admitted" };
+    return { outcome: "invalid", decision: this.consume(bucket, limit, windowSeconds, now) };
+  }
+
+  /**
    * Sliding window at one-second resolution: a count per second over the last
    * `windowSeconds` seconds. Its state is at most `windowSeconds` pairs whatever the limit,
    * so a key with a large multiplier costs the same as any other. `now` is only passed by
    * tests that need to move the clock.
    */
   consume(bucket: string, limit: number, windowSeconds: number, now = Date.now()): RateLimitDecision {
-    const second = Math.floor(now / 1000);
-    const counts = this.load(bucket).filter(([s]) => s > second - windowSeconds);
-    const used = counts.reduce((sum, [, n]) => sum + n, 0);
-    // Seconds until the second `s` leaves the window.
-    const secondsUntilExpiry = (s: number) => Math.max(1, Math.ceil(((s + windowSeconds) * 1000 - now) / 1000));
-
-    if (used >= limit) {
-      // A refusal adds no count: keep the pruned window in memory and skip the storage write,
-      // so a flood of 429s costs no writes (a restarted object prunes the saved copy the same way).
-      this.logs.set(bucket, counts);
-      // Capacity returns once enough of the oldest seconds have left the window.
-      let freed = 0;
-      let frees = counts[counts.length - 1]?.[0] ?? second;
-      for (const [s, n] of counts) {
-        freed += n;
-        if (used - freed < limit) {
-          frees = s;
-          break;
-        }
-      }
-      return { allowed: false, limit, remaining: 0, resetSeconds: secondsUntilExpiry(frees) };
-    }
+    const window = this.window(bucket, windowSeconds, now);
+    if (window.used >= limit) return this.refuse(bucket, window, limit, windowSeconds, now);
+    const { counts, used, second } = window;
     const last = counts[counts.length - 1];
     if (last && last[0] === second) last[1]++;
     else counts.push([second, 1]);
     this.save(bucket, counts);
-    return { allowed: true, limit, remaining: limit - used - 1, resetSeconds: secondsUntilExpiry(counts[0]![0]) };
+    return { allowed: true, limit, remaining: limit - used - 1, resetSeconds: secondsUntilExpiry(counts[0]![0], windowSeconds, now) };
+  }
+
+  /** The bucket's counts still inside the window, and their sum. */
+  private window(bucket: string, windowSeconds: number, now: number): Window {
+    const second = Math.floor(now / 1000);
+    const counts = this.load(bucket).filter(([s]) => s > second - windowSeconds);
+    return { counts, used: counts.reduce((sum, [, n]) => sum + n, 0), second };
+  }
+
+  private refuse(bucket: string, { counts, used, second }: Window, limit: number, windowSeconds: number, now: number): RateLimitDecision {
+    // A refusal adds no count: keep the pruned window in memory and skip the storage write,
+    // so a flood of 429s costs no writes (a restarted object prunes the saved copy the same way).
+    this.logs.set(bucket, counts);
+    // Capacity returns once enough of the oldest seconds have left the window.
+    let freed = 0;
+    let frees = counts[counts.length - 1]?.[0] ?? second;
+    for (const [s, n] of counts) {
+      freed += n;
+      if (used - freed < limit) {
+        frees = s;
+        break;
+      }
+    }
+    return { allowed: false, limit, remaining: 0, resetSeconds: secondsUntilExpiry(frees, windowSeconds, now) };
   }
 
   private async keyState(keyId: string): Promise<KeyState | null> {

@@ -5,6 +5,7 @@ import type { AppBindings } from "@/lib/context";
 import { ApiError, messages, type ErrorBody } from "@/lib/errors";
 import { validationHook } from "@/lib/validation";
 import { requestContext } from "@/middleware/request-context";
+import { limitBodySize, limitJsonDepth } from "@/middleware/request-limits";
 import { securityHeaders } from "@/middleware/security-headers";
 
 /** Every router shares the validation hook, so a bad request reads the same everywhere. */
@@ -27,11 +28,14 @@ function renderError(error: Error, c: Context<AppBindings>) {
   return c.json(body, 500);
 }
 
-/** The app shell: request context, the JSON 404 and the one error renderer. */
+/** The app shell: request context, body limits, the JSON 404 and the one error renderer. */
 export function createApp() {
   const app = createRouter();
   app.use("*", securityHeaders);
   app.use("*", requestContext);
+  // Every path, ahead of every route's own middleware: the Partner API, the operator API and
+  // anything mounted later are all refused a body over the limits before it is parsed.
+  app.use("*", limitBodySize, limitJsonDepth);
   app.notFound((c) => c.json({ success: false, error: messages.routeNotFound, code: "not_found" } satisfies ErrorBody, 404));
   app.onError(renderError);
   return app;

@@ -42,5 +42,17 @@ export function rateLimitRule(method: string, path: string, per: "key" | "ip" = 
   return { bucket, limit, windowSeconds: RATE_LIMIT_WINDOW_SECONDS, per };
 }
 
+/**
+ * Failed operator-API authentications per client IP (DESIGN, Security posture), so
+ * ADMIN_TOKEN cannot be guessed at speed. Only failures count; once they are used up the IP
+ * is refused every operator request until the window frees.
+ */
+export const OPERATOR_AUTH_FAILURES: RateLimitRule = {
+  bucket: "operator auth failures",
+  limit: 10,
+  windowSeconds: RATE_LIMIT_WINDOW_SECONDS,
+  per: "ip",
+};
+
 /** The limit a key actually gets: the multiplier scales it, never below one request. */
 export const effectiveLimit = (limit: number, multiplier: number) => Math.max(1, Math.floor(limit * multiplier));
