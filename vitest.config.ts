@@ -4,30 +4,46 @@ import { defineConfig } from "vitest/config";
 
 export const TEST_ADMIN_TOKEN = "test-admin-token";
 
+const alias = { "@": path.join(import.meta.dirname, "src") };
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   return {
-    resolve: { alias: { "@": path.join(import.meta.dirname, "src") } },
-    plugins: [
-      cloudflareTest({
-        wrangler: { configPath: "./wrangler.toml" },
-        miniflare: {
-          // Pinned here so a developer's .dev.vars (which the plugin also reads) cannot change them.
-          bindings: {
-            TEST_MIGRATIONS: migrations,
-            ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-            LOG_LEVEL: "silent",
-            VOICE_PROVIDER: "simulated",
-            SIMULATED_CALL_SPEED: "1",
-            TOKEN_PEPPER: "",
+    test: {
+      projects: [
+        {
+          // The API through HTTP against real local D1, Durable Objects and Queues, inside workerd.
+          resolve: { alias },
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: {
+                // Pinned here so a developer's .dev.vars (which the plugin also reads) cannot change them.
+                bindings: {
+                  TEST_MIGRATIONS: migrations,
+                  ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+                  LOG_LEVEL: "silent",
+                  VOICE_PROVIDER: "simulated",
+                  SIMULATED_CALL_SPEED: "1",
+                  TOKEN_PEPPER: "",
+                },
+              },
+            }),
+          ],
+          test: {
+            name: "workers",
+            include: ["test/**/*.test.ts"],
+            exclude: ["test/node/**"],
+            setupFiles: ["./test/setup/apply-migrations.ts"],
+            testTimeout: 30_000,
           },
         },
-      }),
-    ],
-    test: {
-      include: ["test/**/*.test.ts"],
-      setupFiles: ["./test/setup/apply-migrations.ts"],
-      testTimeout: 30_000,
+        {
+          // Checks of the project that need Node tools (the OpenAPI linters), on Node.
+          resolve: { alias },
+          test: { name: "node", include: ["test/node/**/*.test.ts"], environment: "node", testTimeout: 120_000 },
+        },
+      ],
     },
   };
 });

@@ -7,6 +7,7 @@ import { RATE_LIMIT_WINDOW_SECONDS, rateLimitRule } from "@/lib/rate-limits";
 import { guard } from "@/middleware/guard";
 import { BOOKMARK_HEADER, BOOKMARK_LENGTH, BOOKMARK_PATTERN } from "@/middleware/request-context";
 import { integerFormat } from "@/lib/bounded";
+import { MAX_JSON_DEPTH } from "@/lib/json-depth";
 import { idempotency, MAX_IDEMPOTENCY_KEY_LENGTH } from "@/middleware/idempotency";
 
 export const BEARER_SCHEME = "bearerAuth";
@@ -39,6 +40,11 @@ const errorExamples: Record<number, ErrorExample> = {
   403: { description: "The token lacks the required scope.", code: "insufficient_scope", error: messages.missingScope("contacts") },
   404: { description: "Not found for this agency.", code: "not_found", error: "Contact not found" },
   409: { description: "Conflicts with the current state.", code: "conflict", error: "Conflict" },
+  413: {
+    description: "The body is larger than 1 MiB, decided from Content-Length before reading, or while reading a body sent without one.",
+    code: "payload_too_large",
+    error: messages.payloadTooLarge,
+  },
   429: { description: "Rate limit exceeded; see Retry-After.", code: "rate_limited", error: messages.rateLimited },
   500: { description: "Unexpected server error; the body carries a request_id.", code: "internal_error", error: messages.internal },
 };
@@ -66,7 +72,11 @@ const MAX_DOCUMENTED_LIMIT = 1_000_000;
 
 /** What the guard's rate limit check sets (src/middleware/rate-limit.ts). */
 const rateLimitHeaders = {
-  "RateLimit-Limit": intHeader("Requests allowed in the window.", MAX_DOCUMENTED_LIMIT),
+  "RateLimit-Limit": intHeader(
+    "Requests allowed in the window. The RateLimit headers are sent once a request reaches its rate limit check: on " +
+      "every 2xx, and on every 4xx except a 413 and a 400 for a malformed `X-D1-Bookmark`, which are refused before it.",
+    MAX_DOCUMENTED_LIMIT,
+  ),
   "RateLimit-Remaining": intHeader("Requests left in the window.", MAX_DOCUMENTED_LIMIT),
   "RateLimit-Reset": intHeader("Seconds until the window frees capacity.", RATE_LIMIT_WINDOW_SECONDS),
   "RateLimit-Policy": {
@@ -218,6 +228,7 @@ export function partnerRoute<const R extends PartnerRouteConfig>(config: R) {
     ...(scopes === "none" ? [] : [401, 403]),
     ...(route.path.includes("{") ? [404] : []),
     ...(isPost && scopes !== "none" ? [409] : []),
+    ...(route.request?.body ? [413] : []),
     ...errors,
     429,
     500,
@@ -225,7 +236,10 @@ export function partnerRoute<const R extends PartnerRouteConfig>(config: R) {
   const uniqueStatuses = [...new Set(statuses)].sort();
   const examples: Partial<Record<number, Partial<ErrorExample>>> = {
     ...exampleOverrides,
-    400: exampleOverrides?.[400] ?? defaultBadRequest(route),
+    400: {
+      ...(route.request?.body ? { description: `Invalid parameters or body. A JSON body may nest at most ${MAX_JSON_DEPTH} levels.` } : {}),
+      ...(exampleOverrides?.[400] ?? defaultBadRequest(route)),
+    },
     // The guard names the route's first scope.
     ...(scopes === "none" ? {} : { 403: exampleOverrides?.[403] ?? { error: messages.missingScope(scopes[0]!) } }),
     ...(isPost && scopes !== "none" ? { 409: postConflict(exampleOverrides?.[409]) } : {}),
