@@ -193,6 +193,13 @@ const commands = {
       { contact_uuid: f.contact, channel: f.channel, direction: f.direction, body: f.body },
     ],
   },
+  "dashboard-link": {
+    summary: "Issue a one-time dashboard sign-in link (15 minutes) for an owner or admin; prints the URL",
+    flags: { member: required("agent_uuid of an owner or admin member") },
+    request: (f) => ["POST", `/members/${seg(f.member)}/dashboard-links`],
+    // The URL alone on stdout, so `open "$(npm run -s admin -- dashboard-link ...)"` works.
+    print: (body) => ({ stdout: body.url, stderr: `valid once, until ${body.expires_at}` }),
+  },
   "wallet-credit": {
     summary: "Credit an agency's Voice AI wallet",
     flags: { ...agencyFlag, "amount-cents": required("amount in cents, e.g. 5000") },
@@ -277,7 +284,7 @@ function parseCommand(name, args) {
     if (!extra || typeof extra !== "object" || Array.isArray(extra)) throw new UsageError("--data must be a JSON object");
     body = { ...body, ...extra };
   }
-  return { method, path, body };
+  return { method, path, body, print: command.print };
 }
 
 function adminToken() {
@@ -308,6 +315,12 @@ async function main(argv) {
     token: adminToken(),
     body: parsed.body,
   });
+  if (res.ok && parsed.print) {
+    const { stdout, stderr } = parsed.print(res.body);
+    console.log(stdout);
+    console.error(stderr);
+    return 0;
+  }
   console.log(typeof res.body === "string" ? res.body : JSON.stringify(res.body, null, 2));
   if (res.ok) return 0;
 

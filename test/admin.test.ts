@@ -19,7 +19,7 @@ const listFields = (token: string) => api("GET", "/fields", { token });
 const listContacts = (token: string) => api("GET", "/contacts", { token });
 
 /** Every operator route, with a body that would pass validation, so only auth decides. */
-function operatorRequests(agencyUuid: string, keyUuid: string): [string, string, unknown?][] {
+function operatorRequests(agencyUuid: string, keyUuid: string, memberUuid = UNKNOWN_UUID): [string, string, unknown?][] {
   return [
     ["GET", "/agencies"],
     ["POST", "/agencies", { name: "Acme", timezone: "America/New_York" }],
@@ -39,6 +39,7 @@ function operatorRequests(agencyUuid: string, keyUuid: string): [string, string,
     ["POST", `/agencies/${agencyUuid}/messages`, { contact_uuid: UNKNOWN_UUID, channel: "sms", direction: "inbound", body: "Hi" }],
     ["POST", `/agencies/${agencyUuid}/wallet/credit`, { amount_cents: 5000 }],
     ["POST", `/agencies/${agencyUuid}/secrets`, { name: "vapi.api_key", value: "vapi-operator-auth-test" }],
+    ["POST", `/members/${memberUuid}/dashboard-links`],
     ["GET", "/openapi.json"],
   ];
 }
@@ -49,7 +50,7 @@ describe("operator API authentication", () => {
     expect(doc.status).toBe(200);
     const documented = operationsOf(doc.body).map((o) => o.key);
     expect(documented.length).toBeGreaterThanOrEqual(18);
-    const checked = new Set(operatorRequests("{agency_uuid}", "{key_uuid}").map(([method, path]) => `${method} ${path}`));
+    const checked = new Set(operatorRequests("{agency_uuid}", "{key_uuid}", "{agent_uuid}").map(([method, path]) => `${method} ${path}`));
     expect(documented.filter((key) => !checked.has(key)), "add these to operatorRequests()").toEqual([]);
   });
 

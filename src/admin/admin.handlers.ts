@@ -1,8 +1,10 @@
 import type { RouteHandler } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import type { AppBindings } from "@/lib/context";
-import { badRequest, notFound } from "@/lib/errors";
+import { OPERATOR } from "@/lib/audit/audit-log";
 import * as keys from "@/lib/auth/api-keys.repository";
 import type { ApiKeyRow } from "@/lib/auth/api-keys.repository";
+import * as keyOps from "@/lib/auth/key-operations";
 import { assertKnownPath } from "@/routes/paths/path-lookup";
 import { recordPathEvent } from "@/routes/paths/path-events.repository";
 import { createMember as insertMember, toPublicMember } from "@/routes/users/members.repository";
@@ -22,15 +24,15 @@ const toPublicKey = (k: ApiKeyRow) => ({
   expires_at: k.expiresAt,
   rate_limit_multiplier: k.rateLimitMultiplier,
   revoked_at: k.revokedAt,
+  last_used_at: k.lastUsedAt,
   created_at: k.createdAt,
   updated_at: k.updatedAt,
 });
 
-async function requireKey(c: { var: AppBindings["Variables"] }, keyId: string) {
-  const key = await keys.getApiKey(c.var.db, keyId.toLowerCase());
-  if (!key) throw notFound("Key not found");
-  return key;
-}
+/** Key changes through the operator API are recorded with the actor "operator". */
+const asOperator = (c: Context<AppBindings>): keyOps.KeyActionContext => ({ db: c.var.db, env: c.env, actor: OPERATOR });
+
+const requireKey = (c: Context<AppBindings>, keyId: string) => keyOps.requireKey(c.var.db, keyId);
 
 export const createAgency: Handler<"createAgency"> = async (c) => {
   const agency = await agencies.createAgency(c.var.db, c.req.valid("json"));
@@ -45,7 +47,7 @@ export const listAgencies: Handler<"listAgencies"> = async (c) => {
 export const createKey: Handler<"createKey"> = async (c) => {
   const agency = await requireAgency(c.var.db, c.req.valid("param").agency_uuid);
   const body = c.req.valid("json");
-  const created = await keys.createApiKey(c.var.db, c.env, agency.id, {
+  const created = await keyOps.createKey(asOperator(c), agency.id, {
     name: body.name,
     scopes: body.scopes,
     expires: body.expires,
@@ -67,26 +69,23 @@ export const listKeys: Handler<"listKeys"> = async (c) => {
 export const updateKey: Handler<"updateKey"> = async (c) => {
   const key = await requireKey(c, c.req.valid("param").key_uuid);
   const body = c.req.valid("json");
-  if (key.kind === "legacy_calendar" && body.scopes) throw badRequest("scopes of a legacy calendar token cannot change");
-  const updated = await keys.updateApiKey(c.var.db, c.env, key.id, {
+  const updated = await keyOps.updateKey(asOperator(c), key, {
     name: body.name,
     scopes: body.scopes,
     rateLimitMultiplier: body.rate_limit_multiplier,
   });
-  return c.json({ success: true as const, key: toPublicKey(updated ?? key) }, 200);
+  return c.json({ success: true as const, key: toPublicKey(updated) }, 200);
 };
 
 export const revokeKey: Handler<"revokeKey"> = async (c) => {
   const key = await requireKey(c, c.req.valid("param").key_uuid);
-  const revoked = await keys.revokeApiKey(c.var.db, c.env, key.id);
-  return c.json({ success: true as const, key: toPublicKey(revoked ?? key) }, 200);
+  const revoked = await keyOps.revokeKey(asOperator(c), key);
+  return c.json({ success: true as const, key: toPublicKey(revoked) }, 200);
 };
 
 export const rotateSecrets: Handler<"rotateSecrets"> = async (c) => {
   const key = await requireKey(c, c.req.valid("param").key_uuid);
-  if (key.kind !== "standard") throw badRequest("Legacy calendar tokens have no secrets to rotate; revoke and replace them");
-  if (key.revokedAt) throw badRequest("A revoked key cannot be rotated");
-  const secrets = await keys.rotateApiKeySecrets(c.var.db, c.env, key);
+  const secrets = await keyOps.rotateSecrets(asOperator(c), key);
   return c.json(
     { success: true as const, access_token: secrets.accessToken, rotate_key: secrets.rotateKey, expires_at: secrets.expiresAt },
     200,
@@ -95,9 +94,7 @@ export const rotateSecrets: Handler<"rotateSecrets"> = async (c) => {
 
 export const regenerateRotateKey: Handler<"regenerateRotateKey"> = async (c) => {
   const key = await requireKey(c, c.req.valid("param").key_uuid);
-  if (key.kind !== "standard") throw badRequest("Legacy calendar tokens have no rotate key");
-  if (key.revokedAt) throw badRequest("A revoked key cannot be changed");
-  const { rotateKey } = await keys.regenerateRotateKey(c.var.db, c.env, key);
+  const { rotateKey } = await keyOps.regenerateRotateKey(asOperator(c), key);
   return c.json({ success: true as const, rotate_key: rotateKey }, 200);
 };
 
@@ -112,7 +109,7 @@ export const listSecurityEvents: Handler<"listSecurityEvents"> = async (c) => {
 
 export const createLegacyCalendarToken: Handler<"createLegacyCalendarToken"> = async (c) => {
   const agency = await requireAgency(c.var.db, c.req.valid("param").agency_uuid);
-  const { key, token } = await keys.createLegacyCalendarToken(c.var.db, c.env, agency.id);
+  const { key, token } = await keyOps.createLegacyCalendarToken(asOperator(c), agency.id);
   return c.json({ success: true as const, key: toPublicKey(key), token }, 201);
 };
 

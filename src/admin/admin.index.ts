@@ -8,6 +8,7 @@ import { bookingWidgetsAdminRouter } from "./booking-widgets.admin";
 import { messagesAdminRouter } from "./messages.admin";
 import { leadOrdersAdminRouter } from "./lead-orders.admin";
 import { settingsAdminRouter } from "./settings.admin";
+import { dashboardLinksAdminRouter } from "./dashboard-links.admin";
 
 const router = createRouter();
 router.openAPIRegistry.registerComponent("securitySchemes", ADMIN_BEARER, { type: "http", scheme: "bearer" });
@@ -30,6 +31,7 @@ router.route("/", bookingWidgetsAdminRouter);
 router.route("/", leadOrdersAdminRouter);
 router.route("/", settingsAdminRouter);
 router.route("/", voiceAdminRouter);
+router.route("/", dashboardLinksAdminRouter);
 
 let document: ReturnType<typeof router.getOpenAPIDocument> | undefined;
 router.get("/openapi.json", adminAuth, (c) =>

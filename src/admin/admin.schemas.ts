@@ -59,6 +59,10 @@ export const ApiKey = z
     expires_at: z.string().nullable(),
     rate_limit_multiplier: z.number(),
     revoked_at: z.string().nullable(),
+    last_used_at: z
+      .string()
+      .nullable()
+      .openapi({ description: "When the key last authenticated a request, up to a minute stale (written at most once a minute); null if never." }),
     created_at: z.string(),
     updated_at: z.string(),
   })

@@ -24,6 +24,8 @@ export const apiKeys = sqliteTable(
     rateLimitMultiplier: real("rate_limit_multiplier").notNull().default(1),
     revokedAt: timestamp("revoked_at"),
     renewedAt: timestamp("renewed_at"),
+    /** Written behind by the key's AccessGate, at most once a minute: up to a minute stale. */
+    lastUsedAt: timestamp("last_used_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

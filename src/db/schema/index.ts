@@ -14,3 +14,4 @@ export * from "./settings";
 export * from "./voice";
 export * from "./record-counts";
 export * from "./events";
+export * from "./dashboard";

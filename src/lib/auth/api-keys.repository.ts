@@ -1,4 +1,5 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "@/db/client";
 import { apiKeys, burnedSecrets, securityEvents } from "@/db/schema";
 import type { Env } from "@/env";
@@ -10,6 +11,12 @@ import { addDays, nowIso } from "@/lib/time";
 type TokenEnv = Pick<Env, "TOKEN_PREFIX" | "TOKEN_PEPPER" | "ACCESS_GATE">;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
+/**
+ * A statement to run in the same batch as a key's write, directly after it (an audit entry):
+ * given the key's id, so a create can name the key it makes.
+ */
+export type Alongside = (keyId: string) => BatchItem<"sqlite">;
+
 const freshExpiry = (row: Pick<ApiKeyRow, "expires">) =>
   row.expires ? addDays(Date.now(), ACCESS_TOKEN_TTL_DAYS).toISOString() : null;
 
@@ -18,6 +25,7 @@ export async function createApiKey(
   env: TokenEnv,
   agencyId: string,
   input: { name: string; scopes: string[]; expires: boolean; expiresAt?: string; rateLimitMultiplier?: number },
+  alongside: Alongside,
 ) {
   const id = newId();
   const accessToken = newAccessToken(env, id);
@@ -36,15 +44,16 @@ export async function createApiKey(
     rateLimitMultiplier: input.rateLimitMultiplier ?? 1,
     revokedAt: null,
     renewedAt: null,
+    lastUsedAt: null,
     createdAt: now,
     updatedAt: now,
   };
-  await db.insert(apiKeys).values(row);
+  await db.batch([db.insert(apiKeys).values(row), alongside(id)]);
   return { key: row, accessToken, rotateKey };
 }
 
 /** Legacy calendar tokens: `calendar` only, never expire, no rotate key, cannot be renewed. */
-export async function createLegacyCalendarToken(db: Db, env: TokenEnv, agencyId: string) {
+export async function createLegacyCalendarToken(db: Db, env: TokenEnv, agencyId: string, alongside: Alongside) {
   const id = newId();
   const token = newLegacyCalendarToken(env, id);
   const now = nowIso();
@@ -61,14 +70,19 @@ export async function createLegacyCalendarToken(db: Db, env: TokenEnv, agencyId:
     rateLimitMultiplier: 1,
     revokedAt: null,
     renewedAt: null,
+    lastUsedAt: null,
     createdAt: now,
     updatedAt: now,
   };
-  await db.insert(apiKeys).values(row);
+  await db.batch([db.insert(apiKeys).values(row), alongside(id)]);
   return { key: row, token };
 }
 
 export const getApiKey = (db: Db, keyId: string) => db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).get();
+
+/** The key if it belongs to the agency: another agency's key is indistinguishable from a missing one. */
+export const getAgencyApiKey = (db: Db, agencyId: string, keyId: string) =>
+  db.select().from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.agencyId, agencyId))).get();
 
 export const listApiKeys = (db: Db, agencyId: string) =>
   db.select().from(apiKeys).where(eq(apiKeys.agencyId, agencyId)).orderBy(desc(apiKeys.createdAt)).all();
@@ -78,26 +92,34 @@ export async function updateApiKey(
   env: TokenEnv,
   keyId: string,
   patch: { name?: string; scopes?: string[]; rateLimitMultiplier?: number },
+  alongside: Alongside,
 ) {
-  const [row] = await db
-    .update(apiKeys)
-    .set({ ...patch, updatedAt: nowIso() })
-    .where(eq(apiKeys.id, keyId))
-    .returning();
+  const [rows] = await db.batch([
+    db
+      .update(apiKeys)
+      .set({ ...patch, updatedAt: nowIso() })
+      .where(eq(apiKeys.id, keyId))
+      .returning(),
+    alongside(keyId),
+  ]);
   await invalidateKey(env, keyId);
-  return row;
+  return rows[0];
 }
 
-export async function revokeApiKey(db: Db, env: TokenEnv, keyId: string) {
+/** `alongside` runs only if this call revoked the key (write it with `ifChanged`). */
+export async function revokeApiKey(db: Db, env: TokenEnv, keyId: string, alongside: Alongside) {
   const now = nowIso();
-  // Undefined when the key was already revoked; the caller already holds that row.
-  const [revoked] = await db
-    .update(apiKeys)
-    .set({ revokedAt: now, updatedAt: now })
-    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
-    .returning();
+  const [rows] = await db.batch([
+    db
+      .update(apiKeys)
+      .set({ revokedAt: now, updatedAt: now })
+      .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+      .returning(),
+    alongside(keyId),
+  ]);
   await invalidateKey(env, keyId);
-  return revoked;
+  // Undefined when the key was already revoked; the caller already holds that row.
+  return rows[0];
 }
 
 const burn = (db: Db, keyId: string, hashes: { hash: string | null; kind: "access" | "rotate" }[]) =>
@@ -171,7 +193,7 @@ async function recordReplayIfBurned(db: Db, rotateHash: string, ip: string) {
 }
 
 /** Dashboard "Rotate secrets": both secrets replaced, the old ones stop working at once. */
-export async function rotateApiKeySecrets(db: Db, env: TokenEnv, key: ApiKeyRow) {
+export async function rotateApiKeySecrets(db: Db, env: TokenEnv, key: ApiKeyRow, alongside: Alongside) {
   const accessToken = newAccessToken(env, key.id);
   const rotateKey = newRotateKey(env);
   const now = nowIso();
@@ -187,6 +209,7 @@ export async function rotateApiKeySecrets(db: Db, env: TokenEnv, key: ApiKeyRow)
         updatedAt: now,
       })
       .where(eq(apiKeys.id, key.id)),
+    alongside(key.id),
     burn(db, key.id, [
       { hash: key.accessHash, kind: "access" },
       { hash: key.rotateHash, kind: "rotate" },
@@ -197,13 +220,14 @@ export async function rotateApiKeySecrets(db: Db, env: TokenEnv, key: ApiKeyRow)
 }
 
 /** Dashboard "Regenerate rotate key": the access token keeps working, the old rotate key does not. */
-export async function regenerateRotateKey(db: Db, env: TokenEnv, key: ApiKeyRow) {
+export async function regenerateRotateKey(db: Db, env: TokenEnv, key: ApiKeyRow, alongside: Alongside) {
   const rotateKey = newRotateKey(env);
   await db.batch([
     db
       .update(apiKeys)
       .set({ rotateHash: await hashToken(rotateKey, env), updatedAt: nowIso() })
       .where(eq(apiKeys.id, key.id)),
+    alongside(key.id),
     burn(db, key.id, [{ hash: key.rotateHash, kind: "rotate" }]),
   ]);
   return { rotateKey };

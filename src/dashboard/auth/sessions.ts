@@ -1,0 +1,80 @@
+import { and, eq, gt, inArray, isNull } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { agencies, dashboardSessions, members } from "@/db/schema";
+import type { Env } from "@/env";
+import { auditStatement } from "@/lib/audit/audit-log";
+import { hashToken } from "@/lib/auth/tokens";
+import { nowIso } from "@/lib/time";
+import { DASHBOARD_ROLES } from "./sign-in-links";
+
+/**
+ * The session cookie. `__Host-` makes browsers refuse it unless it is `Secure`, has `Path=/`
+ * and no `Domain`, so no subdomain can set or overwrite it.
+ */
+export const SESSION_COOKIE = "__Host-pa_session";
+
+/** A signed-in member, as every dashboard page needs it. */
+export interface DashboardSession {
+  sessionId: string;
+  csrfToken: string;
+  expiresAt: string;
+  memberId: string;
+  memberName: string;
+  role: (typeof DASHBOARD_ROLES)[number];
+  agencyId: string;
+  agencyName: string;
+}
+
+/**
+ * The live session of a cookie secret, or undefined. Whether the member may still use the
+ * dashboard is decided here, by the join, on every request: a member removed or demoted to
+ * agent loses every session at once, with nothing to clean up.
+ */
+export async function loadSession(db: Db, env: Pick<Env, "TOKEN_PEPPER">, secret: string): Promise<DashboardSession | undefined> {
+  const row = await db
+    .select({
+      sessionId: dashboardSessions.id,
+      csrfToken: dashboardSessions.csrfToken,
+      expiresAt: dashboardSessions.expiresAt,
+      memberId: members.id,
+      memberName: members.name,
+      role: members.role,
+      agencyId: agencies.id,
+      agencyName: agencies.name,
+    })
+    .from(dashboardSessions)
+    .innerJoin(members, and(eq(members.id, dashboardSessions.memberId), eq(members.agencyId, dashboardSessions.agencyId)))
+    .innerJoin(agencies, eq(agencies.id, dashboardSessions.agencyId))
+    .where(
+      and(
+        eq(dashboardSessions.secretHash, await hashToken(secret, env)),
+        isNull(dashboardSessions.endedAt),
+        gt(dashboardSessions.expiresAt, nowIso()),
+        isNull(members.removedAt),
+        inArray(members.role, [...DASHBOARD_ROLES]),
+      ),
+    )
+    .get();
+  return row as DashboardSession | undefined;
+}
+
+/** Sign-out: the session stops working at once; recorded in the audit log. */
+export async function endSession(db: Db, session: DashboardSession) {
+  await db.batch([
+    db
+      .update(dashboardSessions)
+      .set({ endedAt: nowIso() })
+      .where(and(eq(dashboardSessions.id, session.sessionId), isNull(dashboardSessions.endedAt))),
+    auditStatement(
+      db,
+      {
+        agencyId: session.agencyId,
+        actor: { type: "member", memberId: session.memberId },
+        action: "dashboard.signed_out",
+        targetType: "member",
+        targetId: session.memberId,
+      },
+      { ifChanged: true },
+    ),
+  ]);
+}

@@ -1,0 +1,96 @@
+import { and, desc, eq, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { apiKeys, auditLog, members } from "@/db/schema";
+import { newId } from "@/lib/ids";
+import { nowIso } from "@/lib/time";
+
+/** Who acted: a signed-in member (the dashboard), the platform operator (ADMIN_TOKEN), or an API key (the Partner API). */
+export type Actor = { type: "member"; memberId: string } | { type: "operator" } | { type: "api_key"; keyId: string };
+
+export const OPERATOR: Actor = { type: "operator" };
+
+export type AuditAction =
+  | "key.created"
+  | "key.updated"
+  | "key.revoked"
+  | "key.secrets_rotated"
+  | "key.rotate_key_regenerated"
+  | "webhook_endpoint.created"
+  | "webhook_endpoint.updated"
+  | "webhook_endpoint.enabled"
+  | "webhook_endpoint.disabled"
+  | "webhook_endpoint.deleted"
+  | "webhook_endpoint.secret_rotated"
+  | "webhook_endpoint.tested"
+  | "dashboard.link_issued"
+  | "dashboard.signed_in"
+  | "dashboard.signed_out";
+
+export interface AuditEntry {
+  agencyId: string;
+  actor: Actor;
+  action: AuditAction;
+  targetType: "api_key" | "webhook_endpoint" | "member";
+  targetId: string;
+  /** What changed, and a label of the target as it was (a key's name, an endpoint's URL). */
+  detail?: Record<string, unknown>;
+}
+
+const actorId = (actor: Actor) => (actor.type === "member" ? actor.memberId : actor.type === "api_key" ? actor.keyId : null);
+
+/**
+ * The audit entry of a change, as one statement for the change's own `db.batch`, so the entry
+ * and the change commit together. With `ifChanged` it is written only if the statement just
+ * before it changed a row (SQLite's `changes()`), for conditional writes: no change, no entry.
+ */
+export function auditStatement(db: Db, entry: AuditEntry, options: { ifChanged?: boolean } = {}) {
+  const row = {
+    id: newId(),
+    agencyId: entry.agencyId,
+    actorType: entry.actor.type,
+    actorId: actorId(entry.actor),
+    action: entry.action,
+    targetType: entry.targetType,
+    targetId: entry.targetId,
+    detail: entry.detail ?? null,
+    createdAt: nowIso(),
+  };
+  if (!options.ifChanged) return db.insert(auditLog).values(row);
+  // Values in the table's column order (drizzle lists every column for INSERT ... SELECT).
+  return db
+    .insert(auditLog)
+    .select(
+      sql`SELECT ${row.id}, ${row.agencyId}, ${row.actorType}, ${row.actorId}, ${row.action}, ${row.targetType}, ${row.targetId}, ${
+        row.detail === null ? null : JSON.stringify(row.detail)
+      }, ${row.createdAt} WHERE changes() > 0`,
+    );
+}
+
+export const AUDIT_PAGE_SIZE = 50;
+
+/** The agency's entries, newest first, with the acting member's or key's name. */
+export function listAuditEntries(db: Db, agencyId: string, page: number) {
+  return db
+    .select({
+      id: auditLog.id,
+      actorType: auditLog.actorType,
+      action: auditLog.action,
+      targetType: auditLog.targetType,
+      targetId: auditLog.targetId,
+      detail: auditLog.detail,
+      createdAt: auditLog.createdAt,
+      memberName: members.name,
+      keyName: apiKeys.name,
+    })
+    .from(auditLog)
+    // Bound to the agency too, so an entry can only ever name one of the agency's own.
+    .leftJoin(members, and(eq(auditLog.actorType, "member"), eq(members.id, auditLog.actorId), eq(members.agencyId, auditLog.agencyId)))
+    .leftJoin(apiKeys, and(eq(auditLog.actorType, "api_key"), eq(apiKeys.id, auditLog.actorId), eq(apiKeys.agencyId, auditLog.agencyId)))
+    .where(eq(auditLog.agencyId, agencyId))
+    .orderBy(desc(auditLog.createdAt), desc(sql`${auditLog}.rowid`))
+    .limit(AUDIT_PAGE_SIZE + 1)
+    .offset((page - 1) * AUDIT_PAGE_SIZE)
+    .all();
+}
+
+export type AuditListRow = Awaited<ReturnType<typeof listAuditEntries>>[number];
