@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { app } from "@/app";
+import { MAX_OTHER_STEP_KEYS, MAX_REPORT_PATHS } from "@/routes/analytics/analytics.schemas";
 import { rate } from "@/routes/analytics/path-report";
 import { api, BASE, expectError } from "./helpers/http";
 import { createAgency, createKey, setupAgency } from "./helpers/factories";
@@ -294,6 +295,61 @@ describe("GET /analytics/paths", () => {
   it("is rate limited to 60 requests per minute", async () => {
     const { agencyUuid } = await setupAgency();
     await expectRateLimit(agencyUuid, "GET", `/analytics/paths${MARCH}`, 60);
+  });
+});
+
+describe("GET /analytics/paths on a large agency", () => {
+  /** `count` events written straight to D1, one per step key `<prefix>-00`, `<prefix>-01`, ... (or none). */
+  const insertViews = (agencyUuid: string, pathUuid: string, count: number, stepPrefix?: string) =>
+    env.DB.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ? - 1)
+       INSERT INTO path_events (id, agency_id, path_id, type, step, contact_id, occurred_at, created_at)
+       SELECT lower(hex(randomblob(16))), ?, ?, 'view', CASE WHEN ? IS NULL THEN NULL ELSE printf('%s-%02d', ?, i) END, NULL,
+         '2026-03-05T12:00:00.000Z', '2026-03-05T12:00:00.000Z' FROM n`,
+    )
+      .bind(count, agencyUuid, pathUuid, stepPrefix ?? null, stepPrefix ?? null)
+      .run();
+
+  it(`lists the ${MAX_REPORT_PATHS} newest paths, and totals add up every path`, async () => {
+    const { agencyUuid, token } = await setupAgency();
+    // One path more than a report lists, written straight to D1 a second apart: "Path 000" is the oldest.
+    const insert = env.DB.prepare(
+      `INSERT INTO paths (id, agency_id, name, description, status, steps, version, published_version, published_at, deleted_at, created_at, updated_at)
+       VALUES (?, ?, ?, NULL, 'draft', '[]', 1, NULL, NULL, NULL, ?, ?)`,
+    );
+    const ids = Array.from({ length: MAX_REPORT_PATHS + 1 }, () => crypto.randomUUID());
+    await env.DB.batch(
+      ids.map((id, i) => {
+        const at = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+        return insert.bind(id, agencyUuid, `Path ${String(i).padStart(3, "0")}`, at, at);
+      }),
+    );
+    const oldest = ids[0]!;
+    await insertViews(agencyUuid, oldest, 3);
+
+    const res = await report(token, MARCH);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const names = res.body.report.paths.map((p: { name: string }) => p.name);
+    expect(names).toHaveLength(MAX_REPORT_PATHS);
+    expect(names[0]).toBe(`Path ${String(MAX_REPORT_PATHS).padStart(3, "0")}`);
+    expect(names).not.toContain("Path 000");
+    expect(res.body.report.totals.views).toBe(3);
+
+    const one = await report(token, `${MARCH}&path_uuid=${oldest}`);
+    expect(one.body.report.paths.map((p: { name: string; views: number }) => [p.name, p.views])).toEqual([["Path 000", 3]]);
+  });
+
+  it(`lists at most ${MAX_OTHER_STEP_KEYS} step keys of removed steps per path`, async () => {
+    const { agencyUuid, token } = await setupAgency();
+    const path = await createPath(token, { name: "A", steps: [CONTENT_STEP] });
+    await insertViews(agencyUuid, path.path_uuid, MAX_OTHER_STEP_KEYS + 1, "old");
+
+    const res = await report(token, MARCH);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const [reported] = res.body.report.paths;
+    expect(reported.views).toBe(MAX_OTHER_STEP_KEYS + 1);
+    const keys = reported.steps.map((s: { key: string }) => s.key);
+    expect(keys).toEqual([CONTENT_STEP.key, ...Array.from({ length: MAX_OTHER_STEP_KEYS }, (_, i) => `old-${String(i).padStart(2, "0")}`)]);
   });
 });
 

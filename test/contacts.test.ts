@@ -1,4 +1,6 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { MAX_LISTED_SOURCES, MAX_LISTED_TAGS, MAX_TAGS } from "@/routes/contacts/contacts.schemas";
 import { api, expectError } from "./helpers/http";
 import { createPathRecord, setupAgency } from "./helpers/factories";
 import { expectAuthRequired, expectRateLimit, expectScopeRequired } from "./helpers/route-checks";
@@ -424,6 +426,21 @@ describe("GET /contacts/tags", () => {
     ]);
   });
 
+  it(`lists only the ${MAX_LISTED_TAGS} most used tags`, async () => {
+    const { token } = await setupAgency();
+    // Every contact carries "popular" and tags of its own: more distinct tags than are listed.
+    const contacts = Math.ceil(MAX_LISTED_TAGS / (MAX_TAGS - 1)) + 1;
+    const own = (i: number) => Array.from({ length: MAX_TAGS - 1 }, (_, j) => `c${String(i).padStart(2, "0")}-${String(j).padStart(2, "0")}`);
+    for (let i = 0; i < contacts; i++) await createContact(token, { tags: ["popular", ...own(i)] });
+
+    const res = await api("GET", "/contacts/tags", { token });
+    expect(res.status).toBe(200);
+    expect(res.body.tags).toHaveLength(MAX_LISTED_TAGS);
+    expect(res.body.tags[0]).toEqual({ tag: "popular", count: contacts });
+    const rest = Array.from({ length: contacts }, (_, i) => own(i)).flat().sort();
+    expect(res.body.tags.slice(1)).toEqual(rest.slice(0, MAX_LISTED_TAGS - 1).map((tag) => ({ tag, count: 1 })));
+  });
+
   it("answers an empty list for an agency without tags", async () => {
     const { token } = await setupAgency();
     await createContact(token);
@@ -466,6 +483,28 @@ describe("GET /contacts/sources", () => {
         { source: "Website", count: 1 },
       ],
     });
+  });
+
+  it(`lists only the ${MAX_LISTED_SOURCES} most used sources`, async () => {
+    const { agencyUuid, token } = await setupAgency();
+    await createContact(token, { email: "1@example.com", source: "Zillow" });
+    await createContact(token, { email: "2@example.com", source: "Zillow" });
+    // One contact each for more other sources than are listed, written straight to D1.
+    const now = new Date().toISOString();
+    await env.DB.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+       INSERT INTO contacts (id, agency_id, first_name, last_name, email, phone, tags, source, path_id, custom_fields, created_at, updated_at, deleted_at)
+       SELECT lower(hex(randomblob(16))), ?, 'Filler', 'Contact', NULL, NULL, '[]', printf('source-%04d', i), NULL, '{}', ?, ?, NULL FROM n`,
+    )
+      .bind(MAX_LISTED_SOURCES, agencyUuid, now, now)
+      .run();
+
+    const res = await api("GET", "/contacts/sources", { token });
+    expect(res.status).toBe(200);
+    expect(res.body.sources).toHaveLength(MAX_LISTED_SOURCES);
+    expect(res.body.sources[0]).toEqual({ source: "Zillow", count: 2 });
+    expect(res.body.sources[1]).toEqual({ source: "source-0001", count: 1 });
+    expect(res.body.sources.at(-1)).toEqual({ source: `source-${String(MAX_LISTED_SOURCES - 1).padStart(4, "0")}`, count: 1 });
   });
 
   it("ignores other agencies' contacts", async () => {

@@ -40,10 +40,17 @@ export function localRangeToUtc(from: string, to: string, zone: string): { start
 /** Days in [from, to], counting both ends: the same day is 1. */
 export const inclusiveDays = (fromMs: number, toMs: number) => Math.round((toMs - fromMs) / DAY_MS) + 1;
 
+/** Length of a YYYY-MM-DD date, which `parseIsoDate` requires. */
+const DATE_LENGTH = 10;
+
 const dateParam = (name: "from" | "to", example: string) =>
   z.string({ error: messages.invalidDateFormat }).openapi({
     param: { name, in: "query" },
     description: `${name === "from" ? "First" : "Last"} day of the range, YYYY-MM-DD (inclusive).`,
+    // Enforced by the range's refinement (parseIsoDate), with SPEC's message.
+    format: "date",
+    minLength: DATE_LENGTH,
+    maxLength: DATE_LENGTH,
     example,
   });
 

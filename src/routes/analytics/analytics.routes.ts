@@ -1,6 +1,6 @@
 import { messages } from "@/lib/errors";
 import { jsonContent, partnerRoute } from "@/lib/openapi";
-import { PathAnalyticsResponse, PathReportQuery } from "./analytics.schemas";
+import { MAX_OTHER_STEP_KEYS, MAX_REPORT_PATHS, PathAnalyticsResponse, PathReportQuery } from "./analytics.schemas";
 
 export const getPathAnalytics = partnerRoute({
   method: "get",
@@ -15,9 +15,10 @@ export const getPathAnalytics = partnerRoute({
     "(0.1234 = 12.34 %), 0 when the denominator is 0, and can exceed 1 (a lead needs no recorded view). The days are " +
     "whole days in the agency's time zone: from 00:00 of `from` to 23:59:59.999 of `to` (`range_start` and " +
     "`range_end` give the UTC instants). Events: `view` from hosted path pages, `lead` when a contact is created with " +
-    "the path's `path_uuid`, `booking` when a booking names it. Without `path_uuid` the report lists every path that is " +
-    "not archived (newest first, zeros when nothing happened), plus archived paths that had events in the range; " +
-    "`totals` adds them up.",
+    "the path's `path_uuid`, `booking` when a booking names it. Without `path_uuid` the report covers every path that is " +
+    "not archived (zeros when nothing happened), plus archived paths that had events in the range; `totals` adds them " +
+    `all up, and \`paths\` lists the ${MAX_REPORT_PATHS} newest of them (send \`path_uuid\` for any other). A path's ` +
+    `\`steps\` are its current steps, then up to ${MAX_OTHER_STEP_KEYS} step keys of removed steps that its events name.`,
   scopes: ["analytics"],
   request: { query: PathReportQuery },
   errorExamples: { 400: { error: messages.invalidDateSpan } },

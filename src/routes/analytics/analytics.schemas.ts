@@ -1,8 +1,22 @@
 import { z } from "@hono/zod-openapi";
 import { pathStatuses } from "@/db/schema";
+import { MAX_TIMEZONE_LENGTH, countInt, dateString, instantString, uuidString } from "@/lib/bounded";
 import { dateRangeQuery } from "@/lib/date-range";
 import { uuidField } from "@/lib/ids";
-import { stepTypes } from "@/routes/paths/paths.schemas";
+import { MAX_NAME_LENGTH as MAX_PATH_NAME_LENGTH, MAX_STEPS, MAX_TITLE_LENGTH, stepTypes } from "@/routes/paths/paths.schemas";
+
+/**
+ * A report lists at most this many paths (the newest), so it stays one bounded response however
+ * many paths an agency keeps; `totals` still counts them all, and `path_uuid` reports any one.
+ */
+export const MAX_REPORT_PATHS = 100;
+/** Per path, at most this many step keys that are no longer in its draft (alphabetically first). */
+export const MAX_OTHER_STEP_KEYS = 50;
+/**
+ * A step key in the report: a draft's step key (64 characters at most) or the `step` of a path
+ * event, which the operator API (src/admin/admin.schemas.ts) takes up to 100 characters.
+ */
+const MAX_STEP_KEY_LENGTH = 100;
 
 export const PathReportQuery = dateRangeQuery({ required: true }).extend({
   path_uuid: uuidField("path_uuid")
@@ -18,9 +32,9 @@ export const PathReportQuery = dateRangeQuery({ required: true }).extend({
 });
 
 const counts = {
-  views: z.number().int().openapi({ description: "`view` events." }),
-  leads: z.number().int().openapi({ description: "`lead` events: contacts created with this path, and leads reported by hosted paths." }),
-  bookings: z.number().int().openapi({ description: "`booking` events: bookings made with this path, and bookings reported by hosted paths." }),
+  views: countInt().openapi({ description: "`view` events." }),
+  leads: countInt().openapi({ description: "`lead` events: contacts created with this path, and leads reported by hosted paths." }),
+  bookings: countInt().openapi({ description: "`booking` events: bookings made with this path, and bookings reported by hosted paths." }),
   view_to_lead_rate: z.number().openapi({ description: "leads / views; 0 when views is 0." }),
   lead_to_booking_rate: z.number().openapi({ description: "bookings / leads; 0 when leads is 0." }),
   view_to_booking_rate: z.number().openapi({ description: "bookings / views; 0 when views is 0." }),
@@ -32,9 +46,9 @@ export const PathReportMetrics = z.object(counts).openapi("PathReportMetrics", {
 
 const StepReport = z
   .object({
-    key: z.string(),
+    key: z.string().min(1).max(MAX_STEP_KEY_LENGTH),
     type: z.enum(stepTypes).nullable().openapi({ description: "Null for a step key that is no longer in the path's draft." }),
-    title: z.string().nullable().openapi({ description: "Null for a step key that is no longer in the path's draft." }),
+    title: z.string().max(MAX_TITLE_LENGTH).nullable().openapi({ description: "Null for a step key that is no longer in the path's draft." }),
     ...counts,
   })
   .openapi("PathStepReport", {
@@ -53,15 +67,19 @@ const pathReportExample = {
 
 const PathReport = z
   .object({
-    path_uuid: z.string(),
-    name: z.string(),
+    path_uuid: uuidString(),
+    name: z.string().min(1).max(MAX_PATH_NAME_LENGTH),
     status: z.enum(pathStatuses),
     ...counts,
-    steps: z.array(StepReport).openapi({
-      description:
-        "The path's current steps in order, then any other step key its events name (alphabetically). A step counts " +
-        "the events recorded with its key; events without a step count only toward the path.",
-    }),
+    steps: z
+      .array(StepReport)
+      .max(MAX_STEPS + MAX_OTHER_STEP_KEYS)
+      .openapi({
+        description:
+          `The path's current steps in order, then up to ${MAX_OTHER_STEP_KEYS} other step keys its events name ` +
+          "(alphabetically first). A step counts the events recorded with its key; events without a step count only " +
+          "toward the path.",
+      }),
   })
   .openapi("PathReport", { example: pathReportExample });
 
@@ -79,13 +97,16 @@ export const PathAnalyticsResponse = z
   .object({
     success: z.literal(true),
     report: z.object({
-      from: z.string(),
-      to: z.string(),
-      timezone: z.string().openapi({ description: "The agency's time zone, in which `from` and `to` are whole days." }),
-      range_start: z.string().openapi({ description: "00:00 of `from` in `timezone`, as UTC." }),
-      range_end: z.string().openapi({ description: "23:59:59.999 of `to` in `timezone`, as UTC." }),
+      from: dateString(),
+      to: dateString(),
+      timezone: z.string().max(MAX_TIMEZONE_LENGTH).openapi({ description: "The agency's time zone, in which `from` and `to` are whole days." }),
+      range_start: instantString().openapi({ description: "00:00 of `from` in `timezone`, as UTC." }),
+      range_end: instantString().openapi({ description: "23:59:59.999 of `to` in `timezone`, as UTC." }),
       totals: PathReportMetrics,
-      paths: z.array(PathReport),
+      paths: z
+        .array(PathReport)
+        .max(MAX_REPORT_PATHS)
+        .openapi({ description: `The ${MAX_REPORT_PATHS} newest paths the report covers at most.` }),
     }),
   })
   .openapi("PathAnalyticsResponse", { example: { success: true, report: reportExample } });

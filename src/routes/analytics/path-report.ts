@@ -1,4 +1,5 @@
 import type { StepType } from "@/routes/paths/paths.schemas";
+import { MAX_OTHER_STEP_KEYS, MAX_REPORT_PATHS } from "./analytics.schemas";
 
 /**
  * Path Analytics arithmetic, kept apart from the queries so it can be read (and checked) on
@@ -50,8 +51,10 @@ const field = { view: "views", lead: "leads", booking: "bookings" } as const;
 
 /**
  * Per path: every event of the path in the range, whatever its step. Per step: the events
- * recorded with that step key; the path's current steps come first in their order, then any
- * other key the events name (a step since removed), alphabetically, with null title and type.
+ * recorded with that step key; the path's current steps come first in their order, then other
+ * keys the events name (a step since removed), the first MAX_OTHER_STEP_KEYS alphabetically,
+ * with null title and type. Only the first MAX_REPORT_PATHS paths are listed; the totals add up
+ * every path given.
  */
 export function buildPathReport(paths: ReportPath[], events: EventCount[]) {
   const byPath = new Map<string, { total: Counts; steps: Map<string, Counts> }>();
@@ -66,13 +69,19 @@ export function buildPathReport(paths: ReportPath[], events: EventCount[]) {
     }
   }
   const totals = zero();
-  const reported = paths.map((path) => {
+  for (const path of paths) {
+    const total = byPath.get(path.id)?.total ?? zero();
+    totals.views += total.views;
+    totals.leads += total.leads;
+    totals.bookings += total.bookings;
+  }
+  const reported = paths.slice(0, MAX_REPORT_PATHS).map((path) => {
     const entry = byPath.get(path.id) ?? { total: zero(), steps: new Map<string, Counts>() };
-    totals.views += entry.total.views;
-    totals.leads += entry.total.leads;
-    totals.bookings += entry.total.bookings;
     const known = new Set(path.steps.map((s) => s.key));
-    const extra = [...entry.steps.keys()].filter((key) => !known.has(key)).sort();
+    const extra = [...entry.steps.keys()]
+      .filter((key) => !known.has(key))
+      .sort()
+      .slice(0, MAX_OTHER_STEP_KEYS);
     return {
       path_uuid: path.id,
       name: path.name,

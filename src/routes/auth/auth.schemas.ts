@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { instantString } from "@/lib/bounded";
 import { MAX_TOKEN_LENGTH } from "@/lib/auth/tokens";
 
 export const RenewTokenBody = z
@@ -13,10 +14,12 @@ export const RenewTokenBody = z
 export const RenewTokenResponse = z
   .object({
     success: z.literal(true),
-    access_token: z.string().openapi({ description: "The new access token. Store it: it is shown once." }),
-    rotate_key: z.string().openapi({ description: "The new one-time rotate key. Store it: it is shown once." }),
-    expires_at: z
-      .string()
+    // `<TOKEN_PREFIX>_` and 75 characters (src/lib/auth/tokens.ts); a token only works within
+    // MAX_TOKEN_LENGTH (longer bearer values and renewal inputs are refused), which the short
+    // configured prefix leaves far below.
+    access_token: z.string().max(MAX_TOKEN_LENGTH).openapi({ description: "The new access token. Store it: it is shown once." }),
+    rotate_key: z.string().max(MAX_TOKEN_LENGTH).openapi({ description: "The new one-time rotate key. Store it: it is shown once." }),
+    expires_at: instantString()
       .nullable()
       .openapi({ description: "When the new access token expires (30 days from now); null for a non-expiring calendar key." }),
   })

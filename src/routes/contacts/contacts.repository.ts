@@ -10,7 +10,7 @@ import { nowIso } from "@/lib/time";
 import type { CustomFieldsInput } from "@/routes/fields/custom-fields";
 import { isUniqueViolation } from "@/lib/db-errors";
 import { countQuery } from "@/db/record-counts";
-import { contactMessages } from "./contacts.schemas";
+import { MAX_LISTED_SOURCES, MAX_LISTED_TAGS, contactMessages } from "./contacts.schemas";
 
 export type ContactRow = typeof contacts.$inferSelect;
 
@@ -258,7 +258,7 @@ export async function restoreContact(db: Db, agencyId: string, contact: ContactR
   }
 }
 
-/** Distinct tags over live contacts, most used first. */
+/** Distinct tags over live contacts, most used first: the MAX_LISTED_TAGS most used. */
 export const tagCounts = (db: Db, agencyId: string) =>
   db
     .select({ tag: contactTags.tag, count: count() })
@@ -267,9 +267,10 @@ export const tagCounts = (db: Db, agencyId: string) =>
     .where(and(eq(contactTags.agencyId, agencyId), eq(contacts.agencyId, agencyId), isNull(contacts.deletedAt)))
     .groupBy(contactTags.tag)
     .orderBy(desc(count()), asc(contactTags.tag))
+    .limit(MAX_LISTED_TAGS)
     .all();
 
-/** Distinct sources over live contacts, most used first. */
+/** Distinct sources over live contacts, most used first: the MAX_LISTED_SOURCES most used. */
 export const sourceCounts = async (db: Db, agencyId: string) => {
   const rows = await db
     .select({ source: contacts.source, count: count() })
@@ -277,6 +278,7 @@ export const sourceCounts = async (db: Db, agencyId: string) => {
     .where(and(eq(contacts.agencyId, agencyId), isNull(contacts.deletedAt), isNotNull(contacts.source)))
     .groupBy(contacts.source)
     .orderBy(desc(count()), asc(contacts.source))
+    .limit(MAX_LISTED_SOURCES)
     .all();
   return rows.flatMap((r) => (r.source === null ? [] : [{ source: r.source, count: r.count }]));
 };

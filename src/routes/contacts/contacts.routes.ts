@@ -8,6 +8,8 @@ import {
   ContactTagsResponse,
   CreateContactBody,
   ListContactsQuery,
+  MAX_LISTED_SOURCES,
+  MAX_LISTED_TAGS,
   UpdateContactBody,
   contactMessages,
 } from "./contacts.schemas";
@@ -63,8 +65,8 @@ export const listContactTags = partnerRoute({
   tags: ["Contacts"],
   summary: "List contact tags",
   description:
-    "Every distinct tag on the agency's live contacts, with the number of live contacts carrying it; most used " +
-    "first, then alphabetically. Soft-deleted contacts are not counted.",
+    `The distinct tags on the agency's live contacts, with the number of live contacts carrying each: the ${MAX_LISTED_TAGS} ` +
+    "most used at most, most used first, then alphabetically. Soft-deleted contacts are not counted.",
   scopes: ["contacts"],
   responses: { 200: jsonContent(ContactTagsResponse, "Tags with counts.") },
 });
@@ -76,8 +78,9 @@ export const listContactSources = partnerRoute({
   tags: ["Contacts"],
   summary: "List contact sources",
   description:
-    "Every distinct `source` of the agency's live contacts, with the number of live contacts from it; most used " +
-    "first, then alphabetically. Contacts without a source and soft-deleted contacts are not counted.",
+    `The distinct \`source\` values of the agency's live contacts, with the number of live contacts from each: the ` +
+    `${MAX_LISTED_SOURCES} most used at most, most used first, then alphabetically. Contacts without a source and ` +
+    "soft-deleted contacts are not counted.",
   scopes: ["contacts"],
   responses: { 200: jsonContent(ContactSourcesResponse, "Sources with counts.") },
 });

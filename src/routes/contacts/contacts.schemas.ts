@@ -1,14 +1,24 @@
 import { z } from "@hono/zod-openapi";
+import { countInt, instantString, uuidString } from "@/lib/bounded";
 import { queryBoolean } from "@/lib/query";
 import { uuidField, uuidParam } from "@/lib/ids";
 import { documentedNullable } from "@/lib/openapi";
-import { PaginationSchema, paginationQuery } from "@/lib/pagination";
-import { phoneField } from "@/lib/phone";
+import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { e164String, phoneField } from "@/lib/phone";
 
 export const MAX_TAGS = 50;
 export const MAX_TAG_LENGTH = 50;
 export const MAX_SOURCE_LENGTH = 100;
 export const MAX_NAME_LENGTH = 100;
+/** The longest address SMTP can deliver to (RFC 5321: a 256-octet path less its angle brackets). */
+export const MAX_EMAIL_LENGTH = 254;
+/**
+ * `GET /contacts/tags` and `GET /contacts/sources` list at most this many values, the most used
+ * first: enough for any tagging scheme a person reads, and one bounded response however many
+ * distinct values an import leaves behind.
+ */
+export const MAX_LISTED_TAGS = 1000;
+export const MAX_LISTED_SOURCES = 1000;
 
 export const contactMessages = {
   notFound: "Contact not found",
@@ -46,21 +56,31 @@ const contactExample = {
 
 export const Contact = z
   .object({
-    contact_uuid: z.string().openapi({ description: "Identifier of the contact." }),
-    first_name: z.string(),
-    last_name: z.string(),
-    email: z.string().nullable().openapi({ description: "Lower-cased email address; unique among live contacts." }),
-    phone: z.string().nullable().openapi({ description: "E.164 phone number; unique among live contacts." }),
-    tags: z.array(z.string()).openapi({ description: "Tags in the order they were given, without repeats." }),
-    source: z.string().nullable().openapi({ description: "Where the contact came from (free text, e.g. a lead vendor)." }),
-    path_uuid: z.string().nullable().openapi({ description: "The path (funnel) the contact came through." }),
+    contact_uuid: uuidString().openapi({ description: "Identifier of the contact." }),
+    first_name: z.string().max(MAX_NAME_LENGTH),
+    last_name: z.string().max(MAX_NAME_LENGTH),
+    email: z
+      .string()
+      .max(MAX_EMAIL_LENGTH)
+      .nullable()
+      .openapi({ format: "email", description: "Lower-cased email address; unique among live contacts." }),
+    phone: e164String().nullable().openapi({ description: "E.164 phone number; unique among live contacts." }),
+    tags: z
+      .array(z.string().min(1).max(MAX_TAG_LENGTH))
+      .max(MAX_TAGS)
+      .openapi({ description: "Tags in the order they were given, without repeats." }),
+    source: z
+      .string()
+      .max(MAX_SOURCE_LENGTH)
+      .nullable()
+      .openapi({ description: "Where the contact came from (free text, e.g. a lead vendor)." }),
+    path_uuid: uuidString().nullable().openapi({ description: "The path (funnel) the contact came through." }),
     custom_fields: z
       .record(z.string(), z.unknown())
       .openapi({ description: "Values of the agency's custom fields, by field key (see `GET /fields`)." }),
-    created_at: z.string(),
-    updated_at: z.string(),
-    deleted_at: z
-      .string()
+    created_at: instantString(),
+    updated_at: instantString(),
+    deleted_at: instantString()
       .nullable()
       .openapi({ description: "When the contact was soft-deleted; null for a live contact." }),
   })
@@ -71,7 +91,7 @@ export const ContactResponse = z
   .openapi("ContactResponse", { example: { success: true, contact: contactExample } });
 
 export const ContactListResponse = z
-  .object({ success: z.literal(true), contacts: z.array(Contact), pagination: PaginationSchema })
+  .object({ success: z.literal(true), contacts: z.array(Contact).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("ContactListResponse", {
     example: { success: true, contacts: [contactExample], pagination: { page: 1, limit: 20, total: 1 } },
   });
@@ -79,7 +99,10 @@ export const ContactListResponse = z
 export const ContactTagsResponse = z
   .object({
     success: z.literal(true),
-    tags: z.array(z.object({ tag: z.string(), count: z.number().int().openapi({ description: "Live contacts carrying the tag." }) })),
+    tags: z
+      .array(z.object({ tag: z.string().min(1).max(MAX_TAG_LENGTH), count: countInt().openapi({ description: "Live contacts carrying the tag." }) }))
+      .max(MAX_LISTED_TAGS)
+      .openapi({ description: `The ${MAX_LISTED_TAGS} most used tags at most.` }),
   })
   .openapi("ContactTagsResponse", {
     example: { success: true, tags: [{ tag: "buyer", count: 42 }, { tag: "vip", count: 7 }] },
@@ -88,9 +111,12 @@ export const ContactTagsResponse = z
 export const ContactSourcesResponse = z
   .object({
     success: z.literal(true),
-    sources: z.array(
-      z.object({ source: z.string(), count: z.number().int().openapi({ description: "Live contacts with this source." }) }),
-    ),
+    sources: z
+      .array(
+        z.object({ source: z.string().min(1).max(MAX_SOURCE_LENGTH), count: countInt().openapi({ description: "Live contacts with this source." }) }),
+      )
+      .max(MAX_LISTED_SOURCES)
+      .openapi({ description: `The ${MAX_LISTED_SOURCES} most used sources at most.` }),
   })
   .openapi("ContactSourcesResponse", {
     example: { success: true, sources: [{ source: "Zillow", count: 31 }, { source: "Website", count: 12 }] },
@@ -146,9 +172,10 @@ const nameField = (name: "first_name" | "last_name", required: boolean) =>
 
 const emailField = z
   .email({ error: contactMessages.email })
-  .max(254, contactMessages.email)
+  .max(MAX_EMAIL_LENGTH, contactMessages.email)
   .transform((email) => email.toLowerCase())
-  .openapi({ type: "string", format: "email", description: "Stored and returned lower-cased.", example: "ada@example.com" });
+  // The transform hides the input's bound from the document: state it here.
+  .openapi({ type: "string", format: "email", maxLength: MAX_EMAIL_LENGTH, description: "Stored and returned lower-cased.", example: "ada@example.com" });
 
 /** Tags are checked as one array so that every message names `tags`. */
 const tagsField = z
@@ -158,9 +185,11 @@ const tagsField = z
     if (tags.some((t) => t.length < 1 || t.length > MAX_TAG_LENGTH)) ctx.addIssue({ code: "custom", message: contactMessages.tagLength });
   })
   .transform((tags) => [...new Set(tags)])
+  // The refinement and transform hide the bounds from the document: state them here.
   .openapi({
     type: "array",
-    items: { type: "string" },
+    maxItems: MAX_TAGS,
+    items: { type: "string", minLength: 1, maxLength: MAX_TAG_LENGTH },
     description: `Up to ${MAX_TAGS} tags, each 1 to ${MAX_TAG_LENGTH} characters; trimmed, repeats dropped, case kept.`,
     example: ["buyer", "vip"],
   });

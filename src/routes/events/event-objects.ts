@@ -9,6 +9,7 @@ import { toPublicPath } from "@/routes/paths/paths.repository";
 import { toPublicInvite } from "@/routes/users/invites.repository";
 import { toPublicMember } from "@/routes/users/members.repository";
 import { toPublicCall } from "@/routes/voice-ai/calls.repository";
+import { PING_MESSAGE } from "./events.schemas";
 
 type Snapshot = Record<string, unknown>;
 const text = (value: unknown) => (typeof value === "string" ? value : null);
@@ -29,7 +30,7 @@ const renderers: Record<EventObjectType, (snapshot: Snapshot) => unknown> = {
   field: (s) => toPublicField(rowFromSnapshot(fields, s)),
   team_member: (s) => toPublicMember(rowFromSnapshot(members, s)),
   invite: (s) => toPublicInvite(rowFromSnapshot(invites, s)),
-  ping: (s) => ({ webhook_endpoint_uuid: text(s.webhookEndpointUuid), message: "This is a test event sent from the Partner API." }),
+  ping: (s) => ({ webhook_endpoint_uuid: text(s.webhookEndpointUuid), message: PING_MESSAGE }),
 };
 
 export const renderObject = (objectType: string, snapshot: Snapshot) => renderers[objectType as EventObjectType]?.(snapshot) ?? null;

@@ -1,7 +1,8 @@
 import { z } from "@hono/zod-openapi";
+import { instantString, uuidString } from "@/lib/bounded";
 import { eventTypes, type EventType } from "@/lib/events";
 import { uuidParam } from "@/lib/ids";
-import { PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
 import { Appointment } from "@/routes/appointments/appointments.schemas";
 import { Contact } from "@/routes/contacts/contacts.schemas";
 import { Field } from "@/routes/fields/fields.schemas";
@@ -10,6 +11,10 @@ import { Message } from "@/routes/messages/messages.schemas";
 import { Path } from "@/routes/paths/paths.schemas";
 import { Invite, TeamMember } from "@/routes/users/users.schemas";
 import { VoiceCall } from "@/routes/voice-ai/voice-ai.schemas";
+import { MAX_ENDPOINTS_PER_AGENCY } from "@/routes/webhook-endpoints/webhook-endpoints.schemas";
+
+/** The text of every `ping` object. */
+export const PING_MESSAGE = "This is a test event sent from the Partner API.";
 
 export const eventMessages = {
   notFound: "Event not found",
@@ -45,8 +50,8 @@ const exampleEvent = {
 
 const PingObject = z
   .object({
-    webhook_endpoint_uuid: z.string().openapi({ description: "The endpoint the test was sent to." }),
-    message: z.string(),
+    webhook_endpoint_uuid: uuidString().openapi({ description: "The endpoint the test was sent to." }),
+    message: z.string().max(PING_MESSAGE.length).openapi({ example: PING_MESSAGE }),
   })
   .openapi("PingObject", { description: "The object of a `ping` (a test send)." });
 
@@ -54,9 +59,9 @@ const PingObject = z
 function eventOf(name: string, types: [EventType, ...EventType[]], object: z.ZodType, description: string) {
   return z
     .object({
-      event_uuid: z.string().openapi({ description: "Identifier of the event; the `webhook-id` header of its deliveries." }),
+      event_uuid: uuidString().openapi({ description: "Identifier of the event; the `webhook-id` header of its deliveries." }),
       type: z.enum(types).openapi({ description: "What happened." }),
-      created_at: z.string().openapi({ description: "When it happened (UTC)." }),
+      created_at: instantString().openapi({ description: "When it happened (UTC)." }),
       data: z.object({ object }).openapi({ description: "`object`: the record as the change left it, exactly as the API returns it." }),
     })
     .openapi(name, { description });
@@ -98,22 +103,25 @@ export const Event = z
 export const EventResponse = z.object({ success: z.literal(true), event: Event }).openapi("EventResponse", { example: { success: true, event: exampleEvent } });
 
 export const EventListResponse = z
-  .object({ success: z.literal(true), events: z.array(Event), pagination: PaginationSchema })
+  .object({ success: z.literal(true), events: z.array(Event).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("EventListResponse", { example: { success: true, events: [exampleEvent], pagination: { page: 1, limit: 20, total: 1 } } });
 
 export const EventParams = z.object({ event_uuid: uuidParam("event_uuid") });
 
 // ISO 8601 with an offset; the instant is what counts.
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/i;
+/** Longer than any string INSTANT matches (29 characters), so the length check only cuts off junk early. */
+const MAX_INSTANT_QUERY_LENGTH = 40;
 const instantQuery = (name: "from" | "to", description: string, example: string) =>
   z
     .string({ error: eventMessages.instant(name) })
-    .max(40, eventMessages.instant(name))
+    .max(MAX_INSTANT_QUERY_LENGTH, eventMessages.instant(name))
     .regex(INSTANT, eventMessages.instant(name))
     .refine((v) => !Number.isNaN(Date.parse(v)), eventMessages.instant(name))
     .transform((v) => new Date(Date.parse(v)).toISOString())
     .optional()
-    .openapi({ param: { name, in: "query" }, type: "string", format: "date-time", description, example });
+    // The transform hides the input's bound from the document: state it here.
+    .openapi({ param: { name, in: "query" }, type: "string", format: "date-time", maxLength: MAX_INSTANT_QUERY_LENGTH, description, example });
 
 export const ListEventsQuery = paginationQuery
   .extend({
@@ -129,8 +137,11 @@ export const ListEventsQuery = paginationQuery
 export const RedeliverResponse = z
   .object({
     success: z.literal(true),
-    event_uuid: z.string(),
-    webhook_endpoint_uuids: z.array(z.string()).openapi({ description: "The endpoints the event is being delivered to." }),
+    event_uuid: uuidString(),
+    webhook_endpoint_uuids: z
+      .array(uuidString())
+      .max(MAX_ENDPOINTS_PER_AGENCY)
+      .openapi({ description: "The endpoints the event is being delivered to." }),
   })
   .openapi("RedeliverEventResponse", {
     example: { success: true, event_uuid: exampleEvent.event_uuid, webhook_endpoint_uuids: ["e1d2c3b4-a5f6-4e7d-8c9b-0a1f2e3d4c5b"] },

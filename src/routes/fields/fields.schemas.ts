@@ -1,23 +1,27 @@
 import { z } from "@hono/zod-openapi";
+import { instantString, uuidString } from "@/lib/bounded";
 import { queryBoolean } from "@/lib/query";
 import { fieldTypes } from "@/db/schema";
 import { uuidParam } from "@/lib/ids";
-import { PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
 
-export const FIELD_KEY_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+export const MAX_KEY_LENGTH = 64;
+export const FIELD_KEY_PATTERN = new RegExp(`^[a-z][a-z0-9_]{0,${MAX_KEY_LENGTH - 1}}$`);
+export const MAX_LABEL_LENGTH = 100;
 export const MAX_OPTIONS = 200;
+export const MAX_OPTION_LENGTH = 100;
 export const optionTypes: readonly string[] = ["select", "multiselect"];
 
 export const fieldMessages = {
   notFound: "Field not found",
-  keyFormat: "key must start with a lowercase letter and hold only lowercase letters, digits and underscores (at most 64 characters)",
-  label: "label must be 1 to 100 characters",
+  keyFormat: `key must start with a lowercase letter and hold only lowercase letters, digits and underscores (at most ${MAX_KEY_LENGTH} characters)`,
+  label: `label must be 1 to ${MAX_LABEL_LENGTH} characters`,
   type: `type must be one of: ${fieldTypes.join(", ")}`,
   optionsRequired: "options are required for select and multiselect fields",
   optionsNotAllowed: "options are only allowed for select and multiselect fields",
   optionsEmpty: "options must contain at least one value",
   optionsTooMany: `options may contain at most ${MAX_OPTIONS} values`,
-  optionLength: "options must each be 1 to 100 characters",
+  optionLength: `options must each be 1 to ${MAX_OPTION_LENGTH} characters`,
   optionsUnique: "options must not repeat",
   optionsType: "options must be an array of strings",
   keyImmutable: "key cannot be changed; archive this field and create a new one",
@@ -38,19 +42,23 @@ const fieldExample = {
 
 export const Field = z
   .object({
-    field_uuid: z.string().openapi({ description: "Identifier of the field definition." }),
-    key: z.string().openapi({ description: "Key used in a contact's `custom_fields`; unique among live fields; immutable." }),
-    label: z.string().openapi({ description: "Display name." }),
+    field_uuid: uuidString().openapi({ description: "Identifier of the field definition." }),
+    key: z
+      .string()
+      .max(MAX_KEY_LENGTH)
+      .regex(FIELD_KEY_PATTERN)
+      .openapi({ description: "Key used in a contact's `custom_fields`; unique among live fields; immutable." }),
+    label: z.string().min(1).max(MAX_LABEL_LENGTH).openapi({ description: "Display name." }),
     type: z.enum(fieldTypes).openapi({ description: "Value type; immutable." }),
     options: z
-      .array(z.string())
+      .array(z.string().min(1).max(MAX_OPTION_LENGTH))
+      .max(MAX_OPTIONS)
       .openapi({ description: "Allowed values of a `select` or `multiselect` field; empty for other types." }),
-    archived_at: z
-      .string()
+    archived_at: instantString()
       .nullable()
       .openapi({ description: "When the field was archived (deleted); null while it is live." }),
-    created_at: z.string(),
-    updated_at: z.string(),
+    created_at: instantString(),
+    updated_at: instantString(),
   })
   .openapi("Field", { example: fieldExample });
 
@@ -59,7 +67,7 @@ export const FieldResponse = z
   .openapi("FieldResponse", { example: { success: true, field: fieldExample } });
 
 export const FieldListResponse = z
-  .object({ success: z.literal(true), fields: z.array(Field), pagination: PaginationSchema })
+  .object({ success: z.literal(true), fields: z.array(Field).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("FieldListResponse", {
     example: { success: true, fields: [fieldExample], pagination: { page: 1, limit: 20, total: 1 } },
   });
@@ -76,11 +84,16 @@ const optionsField = z
   .superRefine((options, ctx) => {
     if (options.length === 0) ctx.addIssue({ code: "custom", message: fieldMessages.optionsEmpty });
     else if (options.length > MAX_OPTIONS) ctx.addIssue({ code: "custom", message: fieldMessages.optionsTooMany });
-    else if (options.some((o) => o.length < 1 || o.length > 100)) ctx.addIssue({ code: "custom", message: fieldMessages.optionLength });
+    else if (options.some((o) => o.length < 1 || o.length > MAX_OPTION_LENGTH)) ctx.addIssue({ code: "custom", message: fieldMessages.optionLength });
     else if (new Set(options).size !== options.length) ctx.addIssue({ code: "custom", message: fieldMessages.optionsUnique });
   })
+  // The refinement hides the bounds from the document: state them here.
   .openapi({
-    description: `Allowed values (1 to ${MAX_OPTIONS}, distinct, each 1 to 100 characters, trimmed). Required for \`select\` and \`multiselect\`; not allowed for other types.`,
+    type: "array",
+    minItems: 1,
+    maxItems: MAX_OPTIONS,
+    items: { type: "string", minLength: 1, maxLength: MAX_OPTION_LENGTH },
+    description: `Allowed values (1 to ${MAX_OPTIONS}, distinct, each 1 to ${MAX_OPTION_LENGTH} characters, trimmed). Required for \`select\` and \`multiselect\`; not allowed for other types.`,
     example: ["new", "qualified", "won"],
   });
 
@@ -88,8 +101,8 @@ const labelField = z
   .string()
   .trim()
   .min(1, fieldMessages.label)
-  .max(100, fieldMessages.label)
-  .openapi({ description: "Display name, 1 to 100 characters.", example: "Lead stage" });
+  .max(MAX_LABEL_LENGTH, fieldMessages.label)
+  .openapi({ description: `Display name, 1 to ${MAX_LABEL_LENGTH} characters.`, example: "Lead stage" });
 
 export const CreateFieldBody = z
   .strictObject({
@@ -97,7 +110,9 @@ export const CreateFieldBody = z
       .string()
       .regex(FIELD_KEY_PATTERN, fieldMessages.keyFormat)
       .openapi({
-        description: "Lowercase letter first, then lowercase letters, digits or underscores; at most 64 characters. Unique among live fields.",
+        // The pattern already caps the length; stated for clients that size fields from the document.
+        maxLength: MAX_KEY_LENGTH,
+        description: `Lowercase letter first, then lowercase letters, digits or underscores; at most ${MAX_KEY_LENGTH} characters. Unique among live fields.`,
         example: "lead_stage",
       }),
     label: labelField,

@@ -1,11 +1,14 @@
 import { z } from "@hono/zod-openapi";
 import { messageChannels, messageDirections } from "@/db/schema";
+import { instantString, uuidString } from "@/lib/bounded";
 import { uuidField, uuidParam } from "@/lib/ids";
-import { PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
 import { queryBoolean } from "@/lib/query";
 
 export const MAX_SMS_LENGTH = 1600;
 export const MAX_NOTE_LENGTH = 10_000;
+/** The longest body of any message: both write paths check it by channel (`checkBodyLength`). */
+const MAX_BODY_LENGTH = Math.max(MAX_SMS_LENGTH, MAX_NOTE_LENGTH);
 export const deliveryStatuses = ["queued", "sent", "delivered", "failed"] as const;
 
 export const messageMessages = {
@@ -33,22 +36,21 @@ const messageExample = {
 
 export const Message = z
   .object({
-    message_uuid: z.string().openapi({ description: "Identifier of the message." }),
-    contact_uuid: z.string().openapi({ description: "The contact the conversation is with." }),
+    message_uuid: uuidString().openapi({ description: "Identifier of the message." }),
+    contact_uuid: uuidString().openapi({ description: "The contact the conversation is with." }),
     channel: z.enum(messageChannels).openapi({ description: "`sms` (a text message) or `note` (internal, never sent)." }),
     direction: z
       .enum(messageDirections)
       .openapi({ description: "`inbound` (from the contact), `outbound` (to the contact) or `internal` (a note)." }),
-    body: z.string(),
+    body: z.string().min(1).max(MAX_BODY_LENGTH).openapi({ description: `1 to ${MAX_SMS_LENGTH} characters for an SMS, 1 to ${MAX_NOTE_LENGTH} for a note.` }),
     delivery_status: z
       .enum(deliveryStatuses)
       .nullable()
       .openapi({ description: "Delivery of an outbound SMS as the provider reports it; null for inbound messages and notes." }),
-    read_at: z
-      .string()
+    read_at: instantString()
       .nullable()
       .openapi({ description: "When the message was marked read; null while unread. Inbound messages arrive unread; messages you send or write start read." }),
-    created_at: z.string(),
+    created_at: instantString(),
   })
   .openapi("Message", { example: messageExample });
 
@@ -57,7 +59,7 @@ export const MessageResponse = z
   .openapi("MessageResponse", { example: { success: true, message: messageExample } });
 
 export const MessageListResponse = z
-  .object({ success: z.literal(true), messages: z.array(Message), pagination: PaginationSchema })
+  .object({ success: z.literal(true), messages: z.array(Message).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("MessageListResponse", {
     example: { success: true, messages: [messageExample], pagination: { page: 1, limit: 20, total: 1 } },
   });
@@ -85,7 +87,10 @@ export const ListMessagesQuery = paginationQuery.extend({
 const bodyField = z
   .string({ error: (issue) => (issue.input === undefined || issue.input === null ? messageMessages.bodyRequired : "body must be a string") })
   .trim()
+  // Enforced by `checkBodyLength` once the channel is known; the document states the larger limit.
   .openapi({
+    minLength: 1,
+    maxLength: MAX_BODY_LENGTH,
     description: `The text: 1 to ${MAX_SMS_LENGTH} characters for an SMS, 1 to ${MAX_NOTE_LENGTH} for a note; trimmed.`,
     example: "Thanks! Yes, it is. Would Saturday at 10am work for a viewing?",
   });
@@ -101,7 +106,8 @@ const checkBodyLength = (value: { channel: string; body: string }, ctx: z.Refine
 const contactField = z
   .guid({ error: (issue) => (issue.input === undefined ? "contact_uuid is required" : "contact_uuid must be a UUID") })
   .transform((id) => id.toLowerCase())
-  .openapi({ type: "string", format: "uuid", description: "A live contact of your agency.", example: "5d2f8a10-3c4b-4e7a-9f1d-8c6b5a4e3d21" });
+  // z.guid() accepts exactly 36 characters; the transform hides that from the document.
+  .openapi({ type: "string", format: "uuid", minLength: 36, maxLength: 36, description: "A live contact of your agency.", example: "5d2f8a10-3c4b-4e7a-9f1d-8c6b5a4e3d21" });
 
 export const CreateMessageBody = z
   .strictObject({

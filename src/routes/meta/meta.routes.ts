@@ -1,10 +1,13 @@
 import { z } from "@hono/zod-openapi";
 import { jsonContent, partnerRoute } from "@/lib/openapi";
 
+/** The OpenAPI version the document is generated in (SPEC: 3.0.3; set where app.ts builds it). */
+export const OPENAPI_VERSION = "3.0.3";
+
 export const OpenApiDocument = z
-  .looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) })
+  .looseObject({ openapi: z.literal(OPENAPI_VERSION), info: z.looseObject({}), paths: z.looseObject({}) })
   .openapi("OpenApiDocument", {
-    example: { openapi: "3.0.3", info: { title: "Partner API", version: "2.0.0" }, paths: {} },
+    example: { openapi: OPENAPI_VERSION, info: { title: "Partner API", version: "2.0.0" }, paths: {} },
   });
 
 export const getOpenApiDocument = partnerRoute({

@@ -1,8 +1,16 @@
 import { z } from "@hono/zod-openapi";
 import { inviteStatuses, memberRoles } from "@/db/schema";
+import { instantString, uuidString } from "@/lib/bounded";
 import { uuidParam } from "@/lib/ids";
-import { PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_EMAIL_LENGTH } from "@/routes/contacts/contacts.schemas";
 import { INVITE_TTL_DAYS } from "./invites.repository";
+
+/** Members are added only by the operator API (src/admin/admin.schemas.ts): this repeats its name limit. */
+export const MAX_MEMBER_NAME_LENGTH = 200;
+
+/** An email address the API stored: validated and lower-cased on the way in. */
+const storedEmail = () => z.string().max(MAX_EMAIL_LENGTH).openapi({ format: "email" });
 
 export const assignableRoles = ["admin", "agent"] as const;
 
@@ -37,22 +45,22 @@ const inviteExample = {
 
 export const TeamMember = z
   .object({
-    agent_uuid: z.string().openapi({ description: "Identifier of the team member (the `agent_uuid` of user paths and team member targeting)." }),
-    name: z.string(),
-    email: z.string().openapi({ description: "Lower-cased email address; unique among the agency's members." }),
+    agent_uuid: uuidString().openapi({ description: "Identifier of the team member (the `agent_uuid` of user paths and team member targeting)." }),
+    name: z.string().min(1).max(MAX_MEMBER_NAME_LENGTH),
+    email: storedEmail().openapi({ description: "Lower-cased email address; unique among the agency's members." }),
     role: z.enum(memberRoles).openapi({ description: "`owner` (exactly one, cannot be removed or demoted), `admin` or `agent`." }),
-    created_at: z.string(),
+    created_at: instantString(),
   })
   .openapi("TeamMember", { example: memberExample });
 
 export const Invite = z
   .object({
-    invite_uuid: z.string().openapi({ description: "Identifier of the invite." }),
-    email: z.string().openapi({ description: "Lower-cased email address the invite was sent to." }),
+    invite_uuid: uuidString().openapi({ description: "Identifier of the invite." }),
+    email: storedEmail().openapi({ description: "Lower-cased email address the invite was sent to." }),
     role: z.enum(assignableRoles).openapi({ description: "Role the invitee gets on joining." }),
     status: z.enum(inviteStatuses).openapi({ description: "`pending` until the invite is accepted in the dashboard, revoked or expired." }),
-    expires_at: z.string().openapi({ description: `When the invite stops working: ${INVITE_TTL_DAYS} days after it was created.` }),
-    created_at: z.string(),
+    expires_at: instantString().openapi({ description: `When the invite stops working: ${INVITE_TTL_DAYS} days after it was created.` }),
+    created_at: instantString(),
   })
   .openapi("Invite", { example: inviteExample });
 
@@ -61,7 +69,7 @@ export const TeamMemberResponse = z
   .openapi("TeamMemberResponse", { example: { success: true, member: memberExample } });
 
 export const TeamMemberListResponse = z
-  .object({ success: z.literal(true), members: z.array(TeamMember), pagination: PaginationSchema })
+  .object({ success: z.literal(true), members: z.array(TeamMember).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("TeamMemberListResponse", {
     example: { success: true, members: [memberExample], pagination: { page: 1, limit: 20, total: 1 } },
   });
@@ -71,7 +79,7 @@ export const InviteResponse = z
   .openapi("InviteResponse", { example: { success: true, invite: inviteExample } });
 
 export const InviteListResponse = z
-  .object({ success: z.literal(true), invites: z.array(Invite), pagination: PaginationSchema })
+  .object({ success: z.literal(true), invites: z.array(Invite).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("InviteListResponse", {
     example: { success: true, invites: [inviteExample], pagination: { page: 1, limit: 20, total: 1 } },
   });
@@ -95,9 +103,10 @@ export const CreateInviteBody = z
   .strictObject({
     email: z
       .email({ error: (issue) => (issue.input === undefined ? "email is required" : userMessages.email) })
-      .max(254, userMessages.email)
+      .max(MAX_EMAIL_LENGTH, userMessages.email)
       .transform((email) => email.toLowerCase())
-      .openapi({ type: "string", format: "email", description: "Stored and returned lower-cased.", example: "sam@example.com" }),
+      // The transform hides the input's bound from the document: state it here.
+      .openapi({ type: "string", format: "email", maxLength: MAX_EMAIL_LENGTH, description: "Stored and returned lower-cased.", example: "sam@example.com" }),
     role: roleField,
   })
   .openapi("CreateInviteRequest", { example: { email: "sam@example.com", role: "admin" } });

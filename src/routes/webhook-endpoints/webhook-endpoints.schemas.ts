@@ -1,13 +1,35 @@
 import { z } from "@hono/zod-openapi";
 import { webhookEndpointStatuses } from "@/db/schema";
+import { boundedInt, instantString, uuidString } from "@/lib/bounded";
 import { eventTypes, type EventType } from "@/lib/events";
 import { uuidParam } from "@/lib/ids";
 import { documentedNullable } from "@/lib/openapi";
-import { PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
 import { MAX_WEBHOOK_URL_LENGTH } from "@/lib/webhook-url";
+import { SECRET_PREFIX } from "@/jobs/webhooks/signature";
+import { MAX_ATTEMPTS } from "@/jobs/webhooks/webhook-message";
 
 export const MAX_ENDPOINTS_PER_AGENCY = 16;
 export const MAX_DESCRIPTION_LENGTH = 500;
+
+/** `whsec_` and the base64 of 32 random bytes (`newWebhookSecret`): 43 characters and one `=` of padding. */
+const SECRET_PATTERN = new RegExp(`^${SECRET_PREFIX}[A-Za-z0-9+/]{43}=$`);
+const SECRET_LENGTH = SECRET_PREFIX.length + 44;
+const secretString = () => z.string().length(SECRET_LENGTH).regex(SECRET_PATTERN);
+/**
+ * An attempt's `error`: deliver.ts writes a short fixed text (`HTTP 500`, `no response within
+ * 10 s`, `redirect 301 not followed`) or a network error cut to this length.
+ */
+const MAX_ATTEMPT_ERROR_LENGTH = 300;
+/** HTTP status codes are three digits (RFC 9110, section 15). */
+const MIN_STATUS_CODE = 100;
+const MAX_STATUS_CODE = 999;
+/**
+ * An attempt is cut off after DELIVERY_TIMEOUT_MS, but its duration is measured around the
+ * fetch, so the hard bound is the queue consumer's own: 15 minutes of wall time per invocation
+ * (https://developers.cloudflare.com/queues/platform/limits/).
+ */
+const MAX_ATTEMPT_DURATION_MS = 15 * 60 * 1000;
 
 /** Types an endpoint may subscribe to: every type but `ping`, which goes only to the endpoint being tested. */
 export type SubscribableType = Exclude<EventType, "ping">;
@@ -33,21 +55,25 @@ const endpointExample = {
   created_at: "2026-11-21T14:05:00.000Z",
   updated_at: "2026-11-21T14:05:00.000Z",
 };
-const secretExample = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+const secretExample = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwqP3xV7nB0cE=";
 
 export const WebhookEndpoint = z
   .object({
-    webhook_endpoint_uuid: z.string(),
-    url: z.string().openapi({ description: "Where events are POSTed." }),
-    events: z.array(z.enum(["*", ...subscribableTypes])).openapi({ description: 'The event types delivered here, or `["*"]` for all.' }),
+    webhook_endpoint_uuid: uuidString(),
+    url: z.string().max(MAX_WEBHOOK_URL_LENGTH).openapi({ description: "Where events are POSTed." }),
+    events: z
+      .array(z.enum(["*", ...subscribableTypes]))
+      .min(1)
+      .max(subscribableTypes.length)
+      .openapi({ description: 'The event types delivered here, or `["*"]` for all.' }),
     status: z.enum(webhookEndpointStatuses).openapi({ description: "Only `enabled` endpoints receive events." }),
     disabled_reason: z
       .enum(["failing"])
       .nullable()
       .openapi({ description: "`failing` when we disabled the endpoint after 5 days in which every attempt failed; null otherwise." }),
-    description: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
+    description: z.string().max(MAX_DESCRIPTION_LENGTH).nullable(),
+    created_at: instantString(),
+    updated_at: instantString(),
   })
   .openapi("WebhookEndpoint", { example: endpointExample });
 
@@ -59,12 +85,12 @@ export const WebhookEndpointCreatedResponse = z
   .object({
     success: z.literal(true),
     webhook_endpoint: WebhookEndpoint,
-    secret: z.string().openapi({ description: "The signing secret, `whsec_...`. Shown only here and on rotation: store it." }),
+    secret: secretString().openapi({ description: "The signing secret, `whsec_...`. Shown only here and on rotation: store it." }),
   })
   .openapi("WebhookEndpointCreatedResponse", { example: { success: true, webhook_endpoint: endpointExample, secret: secretExample } });
 
 export const WebhookEndpointListResponse = z
-  .object({ success: z.literal(true), webhook_endpoints: z.array(WebhookEndpoint), pagination: PaginationSchema })
+  .object({ success: z.literal(true), webhook_endpoints: z.array(WebhookEndpoint).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("WebhookEndpointListResponse", {
     example: { success: true, webhook_endpoints: [endpointExample], pagination: { page: 1, limit: 20, total: 1 } },
   });
@@ -72,15 +98,15 @@ export const WebhookEndpointListResponse = z
 export const WebhookSecretResponse = z
   .object({
     success: z.literal(true),
-    secret: z.string().openapi({ description: "The new signing secret. The previous one keeps signing beside it for 24 hours." }),
-    previous_secret_expires_at: z.string().openapi({ description: "When the previous secret stops signing (UTC)." }),
+    secret: secretString().openapi({ description: "The new signing secret. The previous one keeps signing beside it for 24 hours." }),
+    previous_secret_expires_at: instantString().openapi({ description: "When the previous secret stops signing (UTC)." }),
   })
   .openapi("WebhookSecretResponse", {
     example: { success: true, secret: secretExample, previous_secret_expires_at: "2026-11-22T14:05:00.000Z" },
   });
 
 export const WebhookTestResponse = z
-  .object({ success: z.literal(true), event_uuid: z.string().openapi({ description: "The `ping` event sent; its attempts appear in the deliveries log." }) })
+  .object({ success: z.literal(true), event_uuid: uuidString().openapi({ description: "The `ping` event sent; its attempts appear in the deliveries log." }) })
   .openapi("WebhookTestResponse", { example: { success: true, event_uuid: "0b7e4c1a-9d2f-4e6b-8a3c-5f1e2d4c6b8a" } });
 
 const attemptExample = {
@@ -97,20 +123,28 @@ const attemptExample = {
 
 export const WebhookAttempt = z
   .object({
-    event_uuid: z.string(),
+    event_uuid: uuidString(),
     type: z.enum(eventTypes),
-    attempt: z.number().int().openapi({ description: "1 for the first attempt of this delivery, 2 for the first retry, ..." }),
-    status_code: z.number().int().nullable().openapi({ description: "Your endpoint's HTTP status; null when no response arrived." }),
-    error: z.string().nullable().openapi({ description: "Why the attempt failed (a timeout, a network error, a non-2xx status, a redirect); null when delivered." }),
-    duration_ms: z.number().int(),
+    attempt: boundedInt(1, MAX_ATTEMPTS).openapi({ description: "1 for the first attempt of this delivery, 2 for the first retry, ..." }),
+    status_code: boundedInt(MIN_STATUS_CODE, MAX_STATUS_CODE)
+      .nullable()
+      .openapi({ description: "Your endpoint's HTTP status; null when no response arrived." }),
+    error: z
+      .string()
+      .max(MAX_ATTEMPT_ERROR_LENGTH)
+      .nullable()
+      .openapi({ description: "Why the attempt failed (a timeout, a network error, a non-2xx status, a redirect); null when delivered." }),
+    duration_ms: boundedInt(0, MAX_ATTEMPT_DURATION_MS),
     delivered: z.boolean().openapi({ description: "True when your endpoint answered 2xx within 10 seconds." }),
-    attempted_at: z.string(),
-    next_attempt_at: z.string().nullable().openapi({ description: "When the next retry is due; null when delivered or given up." }),
+    attempted_at: instantString(),
+    next_attempt_at: instantString()
+      .nullable()
+      .openapi({ description: "When the next retry is due; null when delivered or given up." }),
   })
   .openapi("WebhookAttempt", { example: attemptExample });
 
 export const WebhookAttemptListResponse = z
-  .object({ success: z.literal(true), deliveries: z.array(WebhookAttempt), pagination: PaginationSchema })
+  .object({ success: z.literal(true), deliveries: z.array(WebhookAttempt).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("WebhookAttemptListResponse", { example: { success: true, deliveries: [attemptExample], pagination: { page: 1, limit: 20, total: 1 } } });
 
 export const EndpointParams = z.object({ webhook_endpoint_uuid: uuidParam("webhook_endpoint_uuid") });
@@ -139,9 +173,12 @@ const eventsField = z
     (list) => list.every((t) => subscribable.has(t)) && new Set(list).size === list.length && (!list.includes("*") || list.length === 1),
     webhookMessages.events,
   )
+  // The refinement hides the bounds from the document: state them here.
   .openapi({
     description: 'Event types to deliver, or `["*"]` for every type.',
     type: "array",
+    minItems: 1,
+    maxItems: subscribableTypes.length,
     items: { type: "string", enum: ["*", ...subscribableTypes] },
     example: ["contact.created", "appointment.booked"],
   });
