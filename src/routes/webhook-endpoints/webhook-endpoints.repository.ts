@@ -1,4 +1,5 @@
 import { and, count, desc, eq, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "@/db/client";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/db/schema";
 import { eventWithSnapshot, publishAfterWrite, subscribedEndpoint, type EventType } from "@/lib/events";
@@ -9,6 +10,12 @@ import { newWebhookSecret } from "@/jobs/webhooks/signature";
 import { MAX_ENDPOINTS_PER_AGENCY, type CreateEndpointInput, type SubscribableType, type UpdateEndpointInput } from "./webhook-endpoints.schemas";
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
+
+/**
+ * A statement to run in the same batch as an endpoint's write, directly after it (an audit
+ * entry written with `ifChanged`, so it lands only when the write changed the endpoint).
+ */
+export type Alongside = (endpointId: string) => BatchItem<"sqlite">;
 
 /** The public record: never the secrets. */
 export const toPublicEndpoint = (e: WebhookEndpointRow) => ({
@@ -60,7 +67,7 @@ export async function listEndpoints(db: Db, agencyId: string, page: Pagination) 
  * the INSERT's own condition, so concurrent creates cannot pass the limit together.
  * Returns the row and its secret, or undefined at the limit.
  */
-export async function createEndpoint(db: Db, agencyId: string, input: CreateEndpointInput) {
+export async function createEndpoint(db: Db, agencyId: string, input: CreateEndpointInput, alongside: Alongside) {
   const now = nowIso();
   const row: WebhookEndpointRow = {
     id: newId(),
@@ -84,17 +91,20 @@ export async function createEndpoint(db: Db, agencyId: string, input: CreateEndp
     ].map((v) => sql`${v}`),
     sql`, `,
   );
-  const inserted = await db
-    .insert(webhookEndpoints)
-    .select(
-      sql`SELECT ${values} WHERE (SELECT count(*) FROM ${webhookEndpoints} WHERE ${webhookEndpoints.agencyId} = ${agencyId}) < ${MAX_ENDPOINTS_PER_AGENCY}`,
-    )
-    .returning({ id: webhookEndpoints.id });
+  const [inserted] = await db.batch([
+    db
+      .insert(webhookEndpoints)
+      .select(
+        sql`SELECT ${values} WHERE (SELECT count(*) FROM ${webhookEndpoints} WHERE ${webhookEndpoints.agencyId} = ${agencyId}) < ${MAX_ENDPOINTS_PER_AGENCY}`,
+      )
+      .returning({ id: webhookEndpoints.id }),
+    alongside(row.id),
+  ]);
   return inserted.length > 0 ? row : undefined;
 }
 
-export function updateEndpoint(db: Db, agencyId: string, endpointId: string, patch: UpdateEndpointInput) {
-  return db
+export async function updateEndpoint(db: Db, agencyId: string, endpointId: string, patch: UpdateEndpointInput, alongside: Alongside) {
+  const update = db
     .update(webhookEndpoints)
     .set({
       url: patch.url,
@@ -108,15 +118,17 @@ export function updateEndpoint(db: Db, agencyId: string, endpointId: string, pat
       updatedAt: nowIso(),
     })
     .where(ofAgency(agencyId, endpointId))
-    .returning()
-    .get();
+    .returning();
+  const [rows] = await db.batch([update, alongside(endpointId.toLowerCase())]);
+  return rows[0];
 }
 
 /** Deletes the endpoint with its deliveries and their log, in one batch. Returns the deleted row. */
-export async function deleteEndpoint(db: Db, agencyId: string, endpointId: string) {
+export async function deleteEndpoint(db: Db, agencyId: string, endpointId: string, alongside: Alongside) {
   const id = endpointId.toLowerCase();
   const [deleted] = await db.batch([
     db.delete(webhookEndpoints).where(ofAgency(agencyId, id)).returning(),
+    alongside(id),
     db.delete(webhookDeliveries).where(and(eq(webhookDeliveries.endpointId, id), eq(webhookDeliveries.agencyId, agencyId))),
     db.delete(webhookAttempts).where(and(eq(webhookAttempts.endpointId, id), eq(webhookAttempts.agencyId, agencyId))),
   ]);
@@ -124,9 +136,9 @@ export async function deleteEndpoint(db: Db, agencyId: string, endpointId: strin
 }
 
 /** A new secret; the current one keeps signing beside it for 24 hours (one previous secret at a time). */
-export function rotateSecret(db: Db, agencyId: string, endpointId: string) {
+export async function rotateSecret(db: Db, agencyId: string, endpointId: string, alongside: Alongside) {
   const now = Date.now();
-  return db
+  const update = db
     .update(webhookEndpoints)
     .set({
       previousSecret: sql`${webhookEndpoints.secret}`,
@@ -135,12 +147,13 @@ export function rotateSecret(db: Db, agencyId: string, endpointId: string) {
       updatedAt: new Date(now).toISOString(),
     })
     .where(ofAgency(agencyId, endpointId))
-    .returning()
-    .get();
+    .returning();
+  const [rows] = await db.batch([update, alongside(endpointId.toLowerCase())]);
+  return rows[0];
 }
 
 /** A `ping` event and its one delivery, to this endpoint only, in one batch. Returns the event id. */
-export async function sendTest(db: Db, endpoint: WebhookEndpointRow) {
+export async function sendTest(db: Db, endpoint: WebhookEndpointRow, alongside: Alongside) {
   const now = nowIso();
   const ping = eventWithSnapshot(db, {
     agencyId: endpoint.agencyId,
@@ -162,6 +175,7 @@ export async function sendTest(db: Db, endpoint: WebhookEndpointRow) {
       createdAt: now,
       updatedAt: now,
     }),
+    alongside(endpoint.id),
   ]);
   return ping.id;
 }
