@@ -408,6 +408,7 @@ describe("PATCH /appointments/{appointment_uuid}", () => {
     ["status canceled", { status: "canceled" }, "status must be completed or no_show (cancel with POST /appointments/{appointment_uuid}/cancel)"],
     ["status booked", { status: "booked" }, "status must be completed or no_show (cancel with POST /appointments/{appointment_uuid}/cancel)"],
     ["a start_at without offset", { start_at: "2026-12-01T09:00" }, "start_at must be an ISO 8601 date-time with a UTC offset, e.g. 2026-12-01T14:00:00.000Z"],
+    ["a start_at over 40 characters", { start_at: `2026-12-01T14:00:00.${"0".repeat(30)}Z` }, "start_at must be an ISO 8601 date-time with a UTC offset, e.g. 2026-12-01T14:00:00.000Z"],
     ["notes too long", { notes: "x".repeat(2001) }, "notes must be a string of at most 2000 characters"],
     ["a blank title", { title: "  " }, "title must be 1 to 200 characters"],
     ["an unknown field", { agent_uuid: RANDOM_UUID }, "Unknown field: agent_uuid"],

@@ -705,6 +705,18 @@ describe("GET /calendar/availability", () => {
     expect(last.dates.map((d: any) => [d.date, d.slots.length])).toEqual([["9999-12-30", 6], ["9999-12-31", 6]]);
   });
 
+  it("offers and books no slot that ends after year 9999 in UTC (New York, UTC-5)", async () => {
+    const { token } = await setupAgency();
+    await putHours(token, { timezone: NEW_YORK, slot_minutes: 60, days: [{ weekday: 5, start: "00:00", end: "24:00" }] });
+    // Friday 9999-12-31 in New York: 05:00Z to 05:00Z of year 10000; the slot from 18:00 local would end there.
+    const [last] = (await availability(token, "9999-12-31", "9999-12-31")).dates;
+    expect(last.slots).toHaveLength(18);
+    expect(last.slots.at(-1)).toMatchObject({ start_at: "9999-12-31T22:00:00.000Z", end_at: "9999-12-31T23:00:00.000Z", time: "17:00" });
+    for (const slot of last.slots) expect([slot.start_at, slot.end_at]).toEqual([expect.stringMatching(ISO), expect.stringMatching(ISO)]);
+    expectError(await api("POST", "/calendar/bookings", { token, body: bookingBody("9999-12-31T18:00:00.000-05:00") }), 409, SLOT_TAKEN, "conflict");
+    expect((await book(token, "9999-12-31T17:00:00.000-05:00")).end_at).toBe("9999-12-31T23:00:00.000Z");
+  });
+
   it("is 400 for a calendar without hours (misconfigured calendar)", async () => {
     const { agencyUuid, token } = await setupAgency();
     const date = nextWeekday(1);
@@ -1159,6 +1171,7 @@ describe("POST /calendar/bookings", () => {
     ["no start_at", { start_at: undefined }, "start_at is required"],
     ["a start_at without offset", { start_at: "2026-12-01T09:00:00" }, "start_at must be an ISO 8601 date-time with a UTC offset, e.g. 2026-12-01T14:00:00.000Z"],
     ["a date as start_at", { start_at: "2026-12-01" }, "start_at must be an ISO 8601 date-time with a UTC offset, e.g. 2026-12-01T14:00:00.000Z"],
+    ["a start_at over 40 characters", { start_at: `2026-12-01T14:00:00.${"0".repeat(30)}Z` }, "start_at must be an ISO 8601 date-time with a UTC offset, e.g. 2026-12-01T14:00:00.000Z"],
     ["a malformed contact_uuid", { contact_uuid: "abc" }, "contact_uuid must be a UUID"],
     ["a malformed booking_widget_uuid", { booking_widget_uuid: "abc" }, "booking_widget_uuid must be a UUID"],
     ["notes too long", { notes: "x".repeat(2001) }, "notes must be a string of at most 2000 characters"],

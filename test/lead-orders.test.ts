@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { US_STATE_CODES } from "@/routes/lead-orders/lead-orders.schemas";
 import { admin, api, call, expectError } from "./helpers/http";
 import { setupAgency } from "./helpers/factories";
 import { createLeadOrder } from "./helpers/lead-order-factories";
@@ -214,6 +215,14 @@ describe("PATCH /lead-orders/{order_uuid}", () => {
     expect(renamed.body.lead_order).toMatchObject({ name: "Texas and Oklahoma", daily_max: 10000, states: ["TX", "OK", "DC"] });
   });
 
+  it("accepts every state and DC at once", async () => {
+    const { agencyUuid, token } = await setupAgency();
+    const order = await createLeadOrder(agencyUuid);
+    const res = await patchOrder(token, order.order_uuid, { states: [...US_STATE_CODES] });
+    expect(res.status).toBe(200);
+    expect(res.body.lead_order.states).toEqual([...US_STATE_CODES]);
+  });
+
   it("patches a paused order and leaves it paused", async () => {
     const { agencyUuid, token } = await setupAgency();
     const order = await createLeadOrder(agencyUuid);
@@ -243,6 +252,7 @@ describe("PATCH /lead-orders/{order_uuid}", () => {
     ["a full state name", { states: ["Texas"] }, /unknown US state codes: TEXAS/],
     ["an empty states list", { states: [] }, "states must list at least one state"],
     ["a repeated state, in any case", { states: ["TX", "tx"] }, "states must not repeat: TX"],
+    ["more states than there are", { states: [...US_STATE_CODES, "TX"] }, "states may list at most 51 states (the 50 states and DC)"],
     ["states that are not an array", { states: "TX" }, "states must be an array of two-letter US state codes"],
     ["a state that is not a string", { states: ["TX", 48] }, "states.1: must be a two-letter US state code (a string)"],
     ["a blank name", { name: "   " }, "name must be 1 to 100 characters"],

@@ -524,6 +524,20 @@ describe("POST /voice-ai/calls", () => {
     expect((await api("GET", "/contacts", { token })).body.pagination.total).toBe(1);
   });
 
+  it("creates no contact from a contact_name whose first word or rest is longer than a contact's name (100 characters)", async () => {
+    const { token } = await setupVoiceAgency();
+    for (const [phone, contactName] of [
+      ["+14155550123", `Ada ${"L".repeat(101)}`],
+      ["+14155550124", `${"A".repeat(101)} Lovelace`],
+    ] as const) {
+      expect(await createCall(token, { phone, contact_name: contactName })).toMatchObject({ contact_uuid: null, contact_name: contactName });
+    }
+    const longest = await createCall(token, { phone: "+14155550125", contact_name: `${"A".repeat(100)} ${"L".repeat(99)}` });
+    const contact = (await api("GET", `/contacts/${longest.contact_uuid}`, { token })).body.contact;
+    expect(contact).toMatchObject({ first_name: "A".repeat(100), last_name: "L".repeat(99) });
+    expect((await api("GET", "/contacts", { token })).body.pagination.total).toBe(1);
+  });
+
   it("needs first_name and last_name together", async () => {
     const { token } = await setupVoiceAgency();
     expectError(await api("POST", "/voice-ai/calls", { token, body: { phone: "+14155550123", first_name: "Ada" } }), 400, "first_name and last_name are required");

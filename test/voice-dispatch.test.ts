@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createDb } from "@/db/client";
+import { MAX_CALL_SUMMARY_LENGTH, MAX_ENDED_REASON_LENGTH } from "@/jobs/call-message";
 import { queueDelayFor, sendDials } from "@/jobs/enqueue";
 import { simulatedDuration, simulatedProvider } from "@/jobs/providers/simulated";
 import { ProviderError, type DialRequest, type PollRequest } from "@/jobs/providers/types";
@@ -259,6 +260,31 @@ describe("queue consumer", () => {
         .bind(crypto.randomUUID(), agencyUuid, call.call_uuid, new Date().toISOString())
         .run(),
     ).rejects.toThrow(/UNIQUE constraint failed/);
+  });
+
+  it("stores a provider's report within the documented bounds: text cut, duration and charge capped at one hour", async () => {
+    const { token } = await setupVoiceAgency({ rate: 12 });
+    const call = await queuedCall(token);
+    const startedAt = new Date(Date.now() - 3 * 3_600_000).toISOString();
+    vi.spyOn(simulatedProvider, "startCall").mockResolvedValue({
+      state: "ended",
+      providerCallId: "sim-verbose",
+      outcome: {
+        status: "completed",
+        endedReason: `customer-ended-call${"-again".repeat(50)}`,
+        startedAt,
+        endedAt: new Date().toISOString(),
+        durationSeconds: 3 * 3_600,
+        // The cut falls inside the emoji's surrogate pair, which is dropped whole.
+        summary: `${"s".repeat(MAX_CALL_SUMMARY_LENGTH - 1)}\u{1F4DE} and more`,
+      },
+    });
+    await deliver([{ body: dial(call.call_uuid) }]);
+    const ended = await getCall(token, call.call_uuid);
+    expect(ended).toMatchObject({ status: "completed", started_at: startedAt, duration_seconds: 3_600, cost_cents: 60 * 12 });
+    expect(ended.ended_reason).toBe(`customer-ended-call${"-again".repeat(50)}`.slice(0, MAX_ENDED_REASON_LENGTH));
+    expect(ended.summary).toBe("s".repeat(MAX_CALL_SUMMARY_LENGTH - 1));
+    expect((await getWallet(token)).balance_cents).toBe(5000 - 60 * 12);
   });
 
   it("lets a finished call take the balance below zero, after which new calls are 402", async () => {
@@ -550,6 +576,16 @@ describe("Vapi adapter against a fake upstream", () => {
     vapi.end(providerCallId, { endedReason: "silence-timed-out", startedAt: "2026-11-21T15:00:00Z", endedAt: "2026-11-21T15:00:30Z" });
     const state = await provider.getCall(pollRequest(providerCallId));
     expect(state).toMatchObject({ state: "ended", outcome: { status: "completed", durationSeconds: 30, summary: null } });
+  });
+
+  it("takes an instant outside years 0000 to 9999 as missing: no start fails the call, no end is the poll's time", async () => {
+    const vapi = fakeVapi();
+    const provider = createVapiProvider({ apiKey: VAPI_KEY, baseUrl: VAPI_URL, fetch: vapi.fetch });
+    const { providerCallId } = await provider.startCall(dialRequest());
+    vapi.end(providerCallId, { endedReason: "customer-ended-call", startedAt: "+010000-01-01T00:00:00Z", endedAt: "+275760-09-13T00:00:00Z" });
+    const now = new Date().toISOString();
+    const state = await provider.getCall({ ...pollRequest(providerCallId), now });
+    expect(state).toMatchObject({ state: "ended", outcome: { status: "failed", startedAt: null, endedAt: now, durationSeconds: 0 } });
   });
 
   it("treats network errors, 429, 5xx and garbage as retryable, other 4xx and missing ids as final", async () => {

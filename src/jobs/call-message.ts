@@ -30,6 +30,14 @@ export const retryDelaySeconds = (attempt: number) => Math.min(30 * 2 ** Math.ma
  */
 export const MAX_CALL_DURATION_SECONDS = 3_600;
 
+/**
+ * What we keep of a provider's text about a call: its `ended_reason` (a short code in the
+ * provider's vocabulary) and its summary (a paragraph or two). Both are cut to these lengths
+ * when stored, so the documented bounds hold whatever a provider answers.
+ */
+export const MAX_ENDED_REASON_LENGTH = 200;
+export const MAX_CALL_SUMMARY_LENGTH = 10_000;
+
 /** Slack after a call's maximum duration before the sweep closes a call that never reported an end. */
 export const STUCK_GRACE_SECONDS = 600;
 

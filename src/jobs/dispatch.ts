@@ -12,7 +12,9 @@ import { callEvent, changeCall, type VoiceCallRow } from "@/routes/voice-ai/call
 import {
   endedReasons,
   MAX_CALL_DURATION_SECONDS,
+  MAX_CALL_SUMMARY_LENGTH,
   MAX_DIAL_ATTEMPTS,
+  MAX_ENDED_REASON_LENGTH,
   POLL_INTERVAL_SECONDS,
   retryDelaySeconds,
   type CallMessage,
@@ -90,6 +92,13 @@ async function failClaimed(db: Db, call: VoiceCallRow, reason: string, now: stri
   });
 }
 
+/** `text` cut to at most `max` UTF-16 code units, never inside a surrogate pair. */
+function cut(text: string, max: number) {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1]!) ? max - 1 : max;
+  return text.slice(0, end);
+}
+
 /**
  * Records how the call ended (with its `call.completed` or `call.failed` event) and, for a
  * completed call, debits the wallet, all in one batch: the debit statements read the row this
@@ -98,18 +107,21 @@ async function failClaimed(db: Db, call: VoiceCallRow, reason: string, now: stri
  */
 export async function completeCall(db: Db, call: VoiceCallRow, providerCallId: string, outcome: CallOutcome, now: string) {
   const rate = (await getWallet(db, call.agencyId))?.ratePerMinuteCents ?? DEFAULT_RATE_PER_MINUTE_CENTS;
-  const cost = outcome.status === "completed" ? callCostCents(outcome.durationSeconds, rate) : 0;
+  // The provider's report is kept within the bounds the API documents. No call outlasts the
+  // longest maximum a provider is told to hang up at: a longer one is a clock error, not billed.
+  const durationSeconds = Math.min(outcome.durationSeconds, MAX_CALL_DURATION_SECONDS);
+  const cost = outcome.status === "completed" ? callCostCents(durationSeconds, rate) : 0;
   const [updated] = await db.batch([
     db
       .update(voiceCalls)
       .set({
         status: outcome.status,
-        endedReason: outcome.endedReason,
+        endedReason: cut(outcome.endedReason, MAX_ENDED_REASON_LENGTH),
         providerCallId,
         startedAt: outcome.startedAt,
         endedAt: outcome.endedAt,
-        durationSeconds: outcome.durationSeconds,
-        summary: outcome.summary,
+        durationSeconds,
+        summary: outcome.summary === null ? null : cut(outcome.summary, MAX_CALL_SUMMARY_LENGTH),
         costCents: cost,
         updatedAt: now,
       })

@@ -6,6 +6,9 @@ import { wallClockPartsToUtc } from "@/lib/zoned-time";
  * in an agency's or a calendar's own time: working hours and slots, calling hours.
  */
 
+/** Length of a wall-clock time of day, `HH:MM`. */
+export const TIME_OF_DAY_LENGTH = 5;
+
 /** `HH:MM` (00:00 .. 24:00) as minutes after midnight. */
 export const minutesOfDay = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
 

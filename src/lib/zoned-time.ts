@@ -15,6 +15,12 @@ export interface ZonedInstant {
   resolution: WallClockResolution;
 }
 
+/**
+ * Longest date-time a request may send: room for every ISO 8601 form a partner would use
+ * (`2026-12-01T14:00:00.123456789+05:30` is 35 characters).
+ */
+export const MAX_DATETIME_INPUT_LENGTH = 40;
+
 const LOCAL = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/;
 
 /** Parses `YYYY-MM-DDTHH:MM[:SS]` (no offset) as wall-clock time in `zone`; null when invalid. */

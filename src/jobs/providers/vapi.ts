@@ -1,5 +1,6 @@
 import { ProviderError, type CallOutcome, type DialRequest, type PollRequest, type ProviderCallState, type VoiceProvider } from "./types";
 import { POLL_INTERVAL_SECONDS } from "@/jobs/call-message";
+import { isoWithin } from "@/lib/time";
 import { voicemailMessageFor } from "./voicemail";
 
 /**
@@ -54,11 +55,18 @@ interface VapiCall {
 }
 
 const text = (value: unknown) => (typeof value === "string" && value.length > 0 ? value : null);
+
+/**
+ * An instant as the API stores it, or null. Stored instants have 4-digit years (src/lib/time.ts):
+ * a time outside years 0000 to 9999 is not a real report and counts as missing.
+ */
 const isoOrNull = (value: unknown) => {
   const s = text(value);
   if (!s) return null;
   const ms = Date.parse(s);
-  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+  if (Number.isNaN(ms)) return null;
+  const iso = new Date(ms).toISOString();
+  return iso === isoWithin(ms) ? iso : null;
 };
 
 export function vapiCallState(call: VapiCall, now: string): ProviderCallState {

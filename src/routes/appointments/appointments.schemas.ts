@@ -1,13 +1,19 @@
 import { z } from "@hono/zod-openapi";
 import { appointmentStatuses } from "@/db/schema";
+import { instantString, uuidString } from "@/lib/bounded";
 import { dateRangeQuery } from "@/lib/date-range";
 import { uuidField, uuidParam } from "@/lib/ids";
-import { PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_DATETIME_INPUT_LENGTH } from "@/lib/zoned-time";
 import { calendarMessages } from "@/routes/calendar/calendar.messages";
 import { teamMemberQueryShape } from "@/routes/calendar/team-member.schemas";
+import { MAX_NAME_LENGTH } from "@/routes/contacts/contacts.schemas";
 
 export const MAX_NOTES_LENGTH = 2000;
+/** Also the longest booking widget name, the title of a booking through a widget. */
 export const MAX_TITLE_LENGTH = 200;
+/** A contact's name as records show it: first name, a space, last name. */
+export const MAX_CONTACT_FULL_NAME_LENGTH = 2 * MAX_NAME_LENGTH + 1;
 
 export const appointmentMessages = {
   notFound: "Appointment not found",
@@ -41,25 +47,32 @@ export const appointmentExample = {
 
 export const Appointment = z
   .object({
-    appointment_uuid: z.string().openapi({ description: "Identifier of the appointment." }),
-    contact_uuid: z.string().openapi({ description: "The contact the appointment is with." }),
-    contact_name: z.string().nullable().openapi({ description: "The contact's first and last name (current values)." }),
-    agent_uuid: z
+    appointment_uuid: uuidString().openapi({ description: "Identifier of the appointment." }),
+    contact_uuid: uuidString().openapi({ description: "The contact the appointment is with." }),
+    contact_name: z
       .string()
+      .max(MAX_CONTACT_FULL_NAME_LENGTH)
+      .nullable()
+      .openapi({ description: "The contact's first and last name (current values)." }),
+    agent_uuid: uuidString()
       .nullable()
       .openapi({ description: "The team member whose calendar holds the appointment; null for the agency calendar." }),
-    start_at: z.string().openapi({ description: "Start, ISO 8601 UTC. Always the start of one slot of the calendar." }),
-    end_at: z.string().openapi({ description: "End, ISO 8601 UTC: start plus the calendar's `slot_minutes` when booked." }),
+    start_at: instantString().openapi({ description: "Start, ISO 8601 UTC. Always the start of one slot of the calendar." }),
+    end_at: instantString().openapi({ description: "End, ISO 8601 UTC: start plus the calendar's `slot_minutes` when booked." }),
     status: z.enum(appointmentStatuses).openapi({
       description: "`booked` (holds its slot), `canceled` (frees the slot), `completed` or `no_show` (set by PATCH; still hold the slot).",
     }),
-    title: z.string().nullable().openapi({ description: "Free-text title; a widget booking defaults to the widget's name." }),
-    notes: z.string().nullable(),
-    booking_widget_uuid: z.string().nullable().openapi({ description: "The booking widget the appointment was booked through." }),
-    path_uuid: z.string().nullable().openapi({ description: "The path (funnel) the appointment was booked from." }),
-    created_at: z.string(),
-    updated_at: z.string(),
-    canceled_at: z.string().nullable().openapi({ description: "When the appointment was canceled; null otherwise." }),
+    title: z
+      .string()
+      .max(MAX_TITLE_LENGTH)
+      .nullable()
+      .openapi({ description: "Free-text title; a widget booking defaults to the widget's name." }),
+    notes: z.string().max(MAX_NOTES_LENGTH).nullable(),
+    booking_widget_uuid: uuidString().nullable().openapi({ description: "The booking widget the appointment was booked through." }),
+    path_uuid: uuidString().nullable().openapi({ description: "The path (funnel) the appointment was booked from." }),
+    created_at: instantString(),
+    updated_at: instantString(),
+    canceled_at: instantString().nullable().openapi({ description: "When the appointment was canceled; null otherwise." }),
   })
   .openapi("Appointment", { example: appointmentExample });
 
@@ -68,7 +81,7 @@ export const AppointmentResponse = z
   .openapi("AppointmentResponse", { example: { success: true, appointment: appointmentExample } });
 
 export const AppointmentListResponse = z
-  .object({ success: z.literal(true), appointments: z.array(Appointment), pagination: PaginationSchema })
+  .object({ success: z.literal(true), appointments: z.array(Appointment).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("AppointmentListResponse", {
     example: { success: true, appointments: [appointmentExample], pagination: { page: 1, limit: 20, total: 1 } },
   });
@@ -101,6 +114,8 @@ export const titleField = z
 
 export const startAtField = z.iso
   .datetime({ offset: true, error: (issue) => (issue.input === undefined ? undefined : calendarMessages.startAt) })
+  // Any number of fractional digits matches the format: bound the length too.
+  .max(MAX_DATETIME_INPUT_LENGTH, { error: calendarMessages.startAt })
   .openapi({
     description:
       "Start of the slot, ISO 8601 with `Z` or an offset (use a `start_at` from `GET /calendar/availability`). " +

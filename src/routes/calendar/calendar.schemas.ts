@@ -1,11 +1,14 @@
 import { z } from "@hono/zod-openapi";
-import { dateRangeQuery } from "@/lib/date-range";
+import { boundedInt, dateString, instantString, integerFormat, MAX_TIMEZONE_LENGTH, uuidString } from "@/lib/bounded";
+import { dateRangeQuery, MAX_RANGE_DAYS } from "@/lib/date-range";
 import { uuidField } from "@/lib/ids";
 import { phoneField } from "@/lib/phone";
 import { isIanaTimezone } from "@/lib/time";
 import { notesField, startAtField, titleField } from "@/routes/appointments/appointments.schemas";
+import { MAX_EMAIL_LENGTH } from "@/routes/contacts/contacts.schemas";
 import { calendarMessages, MAX_DAY_RANGES, MAX_SLOT_MINUTES, MIN_SLOT_MINUTES, WEEKDAY_NAMES } from "./calendar.messages";
-import { minutesOfDay } from "@/lib/local-dates";
+import { minutesOfDay, TIME_OF_DAY_LENGTH } from "@/lib/local-dates";
+import { LOCAL_ISO_LENGTH } from "./slots";
 import { teamMemberBodyShape, teamMemberQueryShape } from "./team-member.schemas";
 
 const TIME_OF_DAY = /^([01]\d|2[0-3]):[0-5]\d$/;
@@ -13,22 +16,38 @@ const END_TIME_OF_DAY = /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/;
 
 const weekdayDescription = "Day of the week: 0 = Sunday, 1 = Monday, ... 6 = Saturday.";
 
+const SUNDAY = 0;
+const SATURDAY = 6;
+const weekday = () => boundedInt(SUNDAY, SATURDAY);
+const slotMinutes = () => boundedInt(MIN_SLOT_MINUTES, MAX_SLOT_MINUTES);
+
+/** Documents the length the regexes above enforce: `HH:MM`. */
+const timeOfDay = { minLength: TIME_OF_DAY_LENGTH, maxLength: TIME_OF_DAY_LENGTH };
+
+/**
+ * The most slots one date can have: slots of a date lie within that local day and never
+ * overlap, and the longest local day in the tz database lasts 26 hours (Antarctica/Troll falls
+ * back two hours).
+ */
+const LONGEST_LOCAL_DAY_MINUTES = 26 * 60;
+export const MAX_SLOTS_PER_DATE = LONGEST_LOCAL_DAY_MINUTES / MIN_SLOT_MINUTES;
+
 export const WorkingRange = z
   .strictObject({
     weekday: z
       .number({ error: calendarMessages.weekday })
       .int({ error: calendarMessages.weekday })
-      .min(0, { error: calendarMessages.weekday })
-      .max(6, { error: calendarMessages.weekday })
-      .openapi({ description: weekdayDescription, example: 1 }),
+      .min(SUNDAY, { error: calendarMessages.weekday })
+      .max(SATURDAY, { error: calendarMessages.weekday })
+      .openapi({ description: weekdayDescription, format: integerFormat(SUNDAY, SATURDAY), example: 1 }),
     start: z
       .string({ error: calendarMessages.start })
       .regex(TIME_OF_DAY, { error: calendarMessages.start })
-      .openapi({ description: "Start of the range, HH:MM wall-clock time in the calendar's timezone.", example: "09:00" }),
+      .openapi({ ...timeOfDay, description: "Start of the range, HH:MM wall-clock time in the calendar's timezone.", example: "09:00" }),
     end: z
       .string({ error: calendarMessages.end })
       .regex(END_TIME_OF_DAY, { error: calendarMessages.end })
-      .openapi({ description: "End of the range, HH:MM, after `start`; `24:00` is the end of the day.", example: "17:00" }),
+      .openapi({ ...timeOfDay, description: "End of the range, HH:MM, after `start`; `24:00` is the end of the day.", example: "17:00" }),
   })
   .openapi("WorkingRange", { example: { weekday: 1, start: "09:00", end: "17:00" } });
 
@@ -51,9 +70,9 @@ const hoursExample = {
 
 export const CalendarHours = z
   .object({
-    agent_uuid: z.string().nullable().openapi({ description: "The team member whose calendar this is; null for the agency calendar." }),
-    timezone: z.string().openapi({ description: "IANA timezone the ranges are wall-clock times in." }),
-    slot_minutes: z.number().int().openapi({
+    agent_uuid: uuidString().nullable().openapi({ description: "The team member whose calendar this is; null for the agency calendar." }),
+    timezone: z.string().max(MAX_TIMEZONE_LENGTH).openapi({ description: "IANA timezone the ranges are wall-clock times in." }),
+    slot_minutes: slotMinutes().openapi({
       description:
         "Length of one bookable slot, and of every appointment booked into it: the calendar's own, or the agency's " +
         "`booking.default_slot_minutes` (`GET /settings`) when the calendar sets none.",
@@ -63,9 +82,9 @@ export const CalendarHours = z
         "Where `slot_minutes` comes from: `calendar`, set with these hours; `settings`, the agency's " +
         "`booking.default_slot_minutes`, followed as it changes.",
     }),
-    days: z.array(WorkingRange).openapi({ description: "Working ranges, sorted by weekday and start." }),
-    created_at: z.string(),
-    updated_at: z.string(),
+    days: z.array(WorkingRange).max(MAX_DAY_RANGES).openapi({ description: "Working ranges, sorted by weekday and start." }),
+    created_at: instantString(),
+    updated_at: instantString(),
   })
   .openapi("CalendarHours", { example: hoursExample });
 
@@ -126,6 +145,7 @@ export const SetCalendarHoursBody = z
   .strictObject({
     timezone: z
       .string({ error: calendarMessages.timezone })
+      .max(MAX_TIMEZONE_LENGTH, { error: calendarMessages.timezone, abort: true })
       .refine(isIanaTimezone, { error: calendarMessages.timezone })
       .optional()
       .openapi({ description: "IANA timezone of the ranges. Default: the agency's timezone.", example: "America/New_York" }),
@@ -137,6 +157,7 @@ export const SetCalendarHoursBody = z
       .multipleOf(5, { error: calendarMessages.slotMinutes })
       .optional()
       .openapi({
+        format: integerFormat(MIN_SLOT_MINUTES, MAX_SLOT_MINUTES),
         description:
           `Slot length in minutes, ${MIN_SLOT_MINUTES} to ${MAX_SLOT_MINUTES} in steps of 5. Without it the calendar follows ` +
           "the agency's `booking.default_slot_minutes` (`GET /settings`), also when that setting changes later.",
@@ -176,13 +197,19 @@ const slotExample = {
   local_end: "2026-12-01T09:30:00.000-05:00",
 };
 
+const localIsoString = () => z.string().min(LOCAL_ISO_LENGTH.min).max(LOCAL_ISO_LENGTH.max).openapi({ format: "date-time" });
+
 export const AvailableSlot = z
   .object({
-    start_at: z.string().openapi({ description: "Start, ISO 8601 UTC. Send this value as `start_at` to book the slot." }),
-    end_at: z.string().openapi({ description: "End, ISO 8601 UTC." }),
-    time: z.string().openapi({ description: "Local start time, HH:MM, in the calendar's timezone." }),
-    local_start: z.string().openapi({ description: "Start as ISO 8601 with the calendar timezone's offset at that instant." }),
-    local_end: z.string().openapi({ description: "End as ISO 8601 with the calendar timezone's offset at that instant." }),
+    start_at: instantString().openapi({ description: "Start, ISO 8601 UTC. Send this value as `start_at` to book the slot." }),
+    end_at: instantString().openapi({ description: "End, ISO 8601 UTC." }),
+    time: z
+      .string()
+      .length(TIME_OF_DAY_LENGTH)
+      .regex(TIME_OF_DAY)
+      .openapi({ description: "Local start time, HH:MM, in the calendar's timezone." }),
+    local_start: localIsoString().openapi({ description: "Start as ISO 8601 with the calendar timezone's offset at that instant." }),
+    local_end: localIsoString().openapi({ description: "End as ISO 8601 with the calendar timezone's offset at that instant." }),
   })
   .openapi("AvailableSlot", { example: slotExample });
 
@@ -212,21 +239,22 @@ const availabilityExample = {
 
 export const Availability = z
   .object({
-    agent_uuid: z.string().nullable().openapi({ description: "The team member whose calendar this is; null for the agency calendar." }),
-    timezone: z.string().openapi({ description: "The calendar's timezone: dates and local times are in it." }),
-    slot_minutes: z.number().int().openapi({
+    agent_uuid: uuidString().nullable().openapi({ description: "The team member whose calendar this is; null for the agency calendar." }),
+    timezone: z.string().max(MAX_TIMEZONE_LENGTH).openapi({ description: "The calendar's timezone: dates and local times are in it." }),
+    slot_minutes: slotMinutes().openapi({
       description: "Length of every slot: the calendar's own, or the agency's `booking.default_slot_minutes` when it sets none.",
     }),
-    from: z.string(),
-    to: z.string(),
+    from: dateString(),
+    to: dateString(),
     dates: z
       .array(
         z.object({
-          date: z.string().openapi({ description: "Local date, YYYY-MM-DD." }),
-          weekday: z.number().int().openapi({ description: weekdayDescription }),
-          slots: z.array(AvailableSlot).openapi({ description: "Free slots of the date, in time order." }),
+          date: dateString().openapi({ description: "Local date, YYYY-MM-DD." }),
+          weekday: weekday().openapi({ description: weekdayDescription }),
+          slots: z.array(AvailableSlot).max(MAX_SLOTS_PER_DATE).openapi({ description: "Free slots of the date, in time order." }),
         }),
       )
+      .max(MAX_RANGE_DAYS)
       .openapi({ description: "Dates from `from` to `to` that have at least one free slot, in order." }),
   })
   .openapi("Availability", { example: availabilityExample });
@@ -253,10 +281,11 @@ export const CreateBookingBody = z
     last_name: nameField("last_name").optional(),
     email: z
       .email({ error: "email must be a valid email address" })
-      .max(254, { error: "email must be a valid email address" })
+      .max(MAX_EMAIL_LENGTH, { error: "email must be a valid email address" })
       .transform((email) => email.toLowerCase())
       .optional()
-      .openapi({ type: "string", format: "email", example: "ada@example.com" }),
+      // The transform hides the bound from the document: state it here.
+      .openapi({ type: "string", format: "email", maxLength: MAX_EMAIL_LENGTH, example: "ada@example.com" }),
     phone: phoneField("phone").optional(),
     title: titleField.optional(),
     notes: notesField.optional(),

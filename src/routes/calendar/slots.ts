@@ -11,6 +11,13 @@ export interface WorkingHours {
   days: WorkingDay[];
 }
 
+/**
+ * Instants are stored as ISO strings with 4-digit years and compared as text (src/lib/time.ts):
+ * year 10000 prints as `+010000-...`, which sorts before every other instant. No slot ends
+ * after year 9999 (UTC), so none is offered or booked there.
+ */
+const LAST_SLOT_END = Date.parse("9999-12-31T23:59:59.999Z");
+
 /** One slot: [start, end) as epoch milliseconds. */
 export interface Slot {
   start: number;
@@ -29,7 +36,7 @@ export interface ZonedSlot extends Slot {
  * minutes, so a DST change inside a range neither loses nor repeats time: on a
  * spring-forward night the hour that does not exist has no slot, on a fall-back night the
  * hour that happens twice has two (with different UTC instants and offsets). A slot must
- * end by the end of its range. Slots never overlap.
+ * end by the end of its range, and by the end of year 9999 UTC (LAST_SLOT_END). Slots never overlap.
  */
 export function slotsOnDate(hours: WorkingHours, date: string): ZonedSlot[] {
   const weekday = weekdayOf(date);
@@ -46,7 +53,7 @@ export function slotsOnDate(hours: WorkingHours, date: string): ZonedSlot[] {
     const fromOffset = zone.offset(from);
     const steady = fromOffset === zone.offset(to);
     const offsetAt = (t: number) => (steady ? fromOffset : zone.offset(t));
-    for (let t = from; t + step <= to; t += step) {
+    for (let t = from; t + step <= to && t + step <= LAST_SLOT_END; t += step) {
       candidates.push({ start: t, end: t + step, startOffset: offsetAt(t), endOffset: offsetAt(t + step) });
     }
   }
@@ -142,6 +149,12 @@ export function rangeBoundsInAnyZone(from: string, to: string): Slot {
 }
 
 const pad = (n: number) => String(n).padStart(2, "0");
+
+/**
+ * Lengths of `localIso`: `2026-12-01T09:00:00.000-05:00` is 29 characters; a slot that ends at
+ * 24:00 on 9999-12-31 ends at `+010000-01-01T00:00:00.000+13:00`, in ISO's expanded year, 32.
+ */
+export const LOCAL_ISO_LENGTH = { min: 29, max: 32 };
 
 /** ISO 8601 local time with its offset, e.g. 2026-12-01T09:00:00.000-05:00. */
 export function localIso(instant: number, offsetMinutes: number) {

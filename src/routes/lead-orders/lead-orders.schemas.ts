@@ -1,7 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { leadOrderStatuses } from "@/db/schema";
+import { boundedInt, countInt, instantString, integerFormat, uuidString } from "@/lib/bounded";
 import { uuidParam } from "@/lib/ids";
-import { PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
 
 export const MAX_DAILY_MAX = 10_000;
 export const MAX_ORDER_NAME_LENGTH = 100;
@@ -16,6 +17,8 @@ export const US_STATE_CODES = [
   "ND", "OH", "OK", "OR", "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY",
 ] as const;
 const stateCodes: ReadonlySet<string> = new Set(US_STATE_CODES);
+/** A list without repeats holds each code at most once. */
+const MAX_STATES = US_STATE_CODES.length;
 
 export const leadOrderMessages = {
   notFound: "Lead order not found",
@@ -27,6 +30,7 @@ export const leadOrderMessages = {
   statesType: "states must be an array of two-letter US state codes",
   stateType: "must be a two-letter US state code (a string)",
   statesEmpty: "states must list at least one state",
+  statesTooMany: `states may list at most ${MAX_STATES} states (the 50 states and DC)`,
   unknownStates: (codes: string[]) =>
     `states contains unknown US state codes: ${codes.join(", ")} (use the 50 states and DC, e.g. TX)`,
   repeatedStates: (codes: string[]) => `states must not repeat: ${codes.join(", ")}`,
@@ -50,18 +54,23 @@ const leadOrderExample = {
 
 export const LeadOrder = z
   .object({
-    order_uuid: z.string().openapi({ description: "Identifier of the lead order." }),
-    name: z.string().openapi({ description: "Display name of the order." }),
+    order_uuid: uuidString().openapi({ description: "Identifier of the lead order." }),
+    name: z.string().max(MAX_ORDER_NAME_LENGTH).openapi({ description: "Display name of the order." }),
     status: z.enum(leadOrderStatuses).openapi({
       description:
         "`active` orders receive leads, `paused` ones receive none until resumed, `canceled` is final: a canceled order cannot be changed.",
     }),
-    daily_max: z.number().int().openapi({ description: `Most leads delivered per day, 1 to ${MAX_DAILY_MAX}.` }),
-    states: z.array(z.string()).openapi({ description: "Two-letter codes of the US states (and DC) leads come from." }),
-    delivered_count: z.number().int().openapi({ description: "Leads delivered under this order so far." }),
-    created_at: z.string(),
-    updated_at: z.string(),
-    canceled_at: z.string().nullable().openapi({ description: "When the order was canceled; null unless `status` is `canceled`." }),
+    daily_max: boundedInt(1, MAX_DAILY_MAX).openapi({ description: `Most leads delivered per day, 1 to ${MAX_DAILY_MAX}.` }),
+    states: z
+      // Stored through statesField, so always codes of the list (typed as strings by the table).
+      .array(z.string().openapi({ enum: [...US_STATE_CODES] }))
+      .min(1)
+      .max(MAX_STATES)
+      .openapi({ description: "Two-letter codes of the US states (and DC) leads come from." }),
+    delivered_count: countInt().openapi({ description: "Leads delivered under this order so far." }),
+    created_at: instantString(),
+    updated_at: instantString(),
+    canceled_at: instantString().nullable().openapi({ description: "When the order was canceled; null unless `status` is `canceled`." }),
   })
   .openapi("LeadOrder", { example: leadOrderExample });
 
@@ -70,7 +79,7 @@ export const LeadOrderResponse = z
   .openapi("LeadOrderResponse", { example: { success: true, lead_order: leadOrderExample } });
 
 export const LeadOrderListResponse = z
-  .object({ success: z.literal(true), lead_orders: z.array(LeadOrder), pagination: PaginationSchema })
+  .object({ success: z.literal(true), lead_orders: z.array(LeadOrder).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("LeadOrderListResponse", {
     example: { success: true, lead_orders: [leadOrderExample], pagination: { page: 1, limit: 20, total: 1 } },
   });
@@ -96,13 +105,15 @@ export const dailyMaxField = z
   .int(leadOrderMessages.dailyMax)
   .min(1, leadOrderMessages.dailyMax)
   .max(MAX_DAILY_MAX, leadOrderMessages.dailyMax)
-  .openapi({ description: `Most leads delivered per day: a whole number from 1 to ${MAX_DAILY_MAX}.`, example: 25 });
+  .openapi({ description: `Most leads delivered per day: a whole number from 1 to ${MAX_DAILY_MAX}.`, format: integerFormat(1, MAX_DAILY_MAX), example: 25 });
 
 /** Codes arrive trimmed and upper-cased; the array is checked as a whole so every message names `states`. */
 export const statesField = z
   .array(z.string({ error: leadOrderMessages.stateType }).trim().toUpperCase(), {
     error: (issue) => (issue.input === undefined ? "states is required" : leadOrderMessages.statesType),
   })
+  // A longer list must repeat a code or name an unknown one: its length is the answer.
+  .max(MAX_STATES, { error: leadOrderMessages.statesTooMany, abort: true })
   .superRefine((states, ctx) => {
     if (states.length === 0) {
       ctx.addIssue({ code: "custom", message: leadOrderMessages.statesEmpty });
@@ -120,6 +131,8 @@ export const statesField = z
   .openapi({
     type: "array",
     items: { type: "string", enum: [...US_STATE_CODES] },
+    minItems: 1,
+    maxItems: MAX_STATES,
     description:
       "Two-letter codes of the 50 US states and DC, at least one, without repeats; lower-case input is accepted and " +
       "stored upper-case. Territories (PR, GU, VI, AS, MP) are not accepted. Replaces the whole list, in the order given.",

@@ -1,7 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { pathStatuses } from "@/db/schema";
+import { boundedInt, instantString, MAX_SAFE_INTEGER, uuidString } from "@/lib/bounded";
 import { uuidParam } from "@/lib/ids";
-import { PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
 
 export const stepTypes = ["question", "form", "booking", "content"] as const;
 export type StepType = (typeof stepTypes)[number];
@@ -10,10 +11,14 @@ export const MAX_STEPS = 50;
 export const MAX_NAME_LENGTH = 200;
 export const MAX_DESCRIPTION_LENGTH = 2000;
 export const MAX_TITLE_LENGTH = 200;
+export const MIN_OPTIONS = 2;
 export const MAX_OPTIONS = 20;
+export const MAX_OPTION_LENGTH = 100;
 export const MAX_FORM_FIELDS = 30;
+export const MAX_FIELD_LABEL_LENGTH = 100;
+export const MAX_STEP_KEY_LENGTH = 64;
 /** Step and form-field keys: what hosted paths send as `step` in path events (`contact-form`, `budget_q`). */
-export const STEP_KEY_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+export const STEP_KEY_PATTERN = new RegExp(`^[a-z0-9][a-z0-9_-]{0,${MAX_STEP_KEY_LENGTH - 1}}$`);
 
 export const pathMessages = {
   notFound: "Path not found",
@@ -27,17 +32,17 @@ export const pathMessages = {
   stepsTooMany: `steps may contain at most ${MAX_STEPS} steps`,
   stepKeysUnique: (key: string) => `steps must have unique keys; ${key} is used more than once`,
   // Step-level messages are prefixed with the step's path by the validation hook (`steps.0.title: ...`).
-  key: "must be 1 to 64 lowercase letters, digits, underscores or hyphens, starting with a letter or digit",
+  key: `must be 1 to ${MAX_STEP_KEY_LENGTH} lowercase letters, digits, underscores or hyphens, starting with a letter or digit`,
   stepType: `must be one of: ${stepTypes.join(", ")}`,
   title: `must be 1 to ${MAX_TITLE_LENGTH} characters`,
   stepDescription: `must be at most ${MAX_DESCRIPTION_LENGTH} characters`,
   optionsRequired: "required for a question step",
   optionsNotAllowed: "only allowed on a question step",
-  optionsShape: `must hold 2 to ${MAX_OPTIONS} distinct answers, each 1 to 100 characters`,
+  optionsShape: `must hold ${MIN_OPTIONS} to ${MAX_OPTIONS} distinct answers, each 1 to ${MAX_OPTION_LENGTH} characters`,
   fieldsRequired: "required for a form step",
   fieldsNotAllowed: "only allowed on a form step",
   fieldsShape: `must hold 1 to ${MAX_FORM_FIELDS} inputs with distinct keys`,
-  fieldLabel: "must be 1 to 100 characters",
+  fieldLabel: `must be 1 to ${MAX_FIELD_LABEL_LENGTH} characters`,
   status: `status must be one of: ${pathStatuses.join(", ")}`,
 } as const;
 
@@ -45,11 +50,13 @@ export const pathMessages = {
 
 const stepKey = z
   .string({ error: (issue) => (issue.input === undefined ? undefined : pathMessages.key) })
-  .regex(STEP_KEY_PATTERN, pathMessages.key);
+  .regex(STEP_KEY_PATTERN, pathMessages.key)
+  // The pattern bounds the length; the document says so.
+  .openapi({ maxLength: MAX_STEP_KEY_LENGTH });
 
 const FormFieldInput = z.strictObject({
   key: stepKey.openapi({ description: "Key of the answer, e.g. a contact field or a custom field key.", example: "email" }),
-  label: z.string().trim().min(1, pathMessages.fieldLabel).max(100, pathMessages.fieldLabel).openapi({ example: "Email" }),
+  label: z.string().trim().min(1, pathMessages.fieldLabel).max(MAX_FIELD_LABEL_LENGTH, pathMessages.fieldLabel).openapi({ example: "Email" }),
   required: z.boolean().default(false).openapi({ description: "Whether the visitor must fill it in. Default `false`." }),
 });
 
@@ -76,21 +83,35 @@ const StepInput = z
       .max(MAX_DESCRIPTION_LENGTH, pathMessages.stepDescription)
       .nullish()
       .openapi({ description: "Text shown under the title.", example: "Pick the closest range." }),
+    // Counts and lengths are checked below, with the step's type; the document states them.
     options: z
-      .array(z.string().trim(), { error: pathMessages.optionsShape })
+      .array(z.string().trim().openapi({ minLength: 1, maxLength: MAX_OPTION_LENGTH }), { error: pathMessages.optionsShape })
       .optional()
-      .openapi({ description: `Answers of a \`question\` step: 2 to ${MAX_OPTIONS}, distinct. Required there, not allowed elsewhere.`, example: ["Under $300k", "$300k-$600k", "Over $600k"] }),
+      .openapi({
+        description: `Answers of a \`question\` step: ${MIN_OPTIONS} to ${MAX_OPTIONS}, distinct. Required there, not allowed elsewhere.`,
+        minItems: MIN_OPTIONS,
+        maxItems: MAX_OPTIONS,
+        example: ["Under $300k", "$300k-$600k", "Over $600k"],
+      }),
     fields: z
       .array(FormFieldInput, { error: pathMessages.fieldsShape })
       .optional()
-      .openapi({ description: `Inputs of a \`form\` step: 1 to ${MAX_FORM_FIELDS}, distinct keys. Required there, not allowed elsewhere.` }),
+      .openapi({
+        description: `Inputs of a \`form\` step: 1 to ${MAX_FORM_FIELDS}, distinct keys. Required there, not allowed elsewhere.`,
+        minItems: 1,
+        maxItems: MAX_FORM_FIELDS,
+      }),
   })
   .superRefine((step, ctx) => {
     if (step.type === "question") {
       if (step.options === undefined) ctx.addIssue({ code: "custom", path: ["options"], message: pathMessages.optionsRequired });
       else {
         const opts = step.options;
-        const bad = opts.length < 2 || opts.length > MAX_OPTIONS || opts.some((o) => o.length < 1 || o.length > 100) || new Set(opts).size !== opts.length;
+        const bad =
+          opts.length < MIN_OPTIONS ||
+          opts.length > MAX_OPTIONS ||
+          opts.some((o) => o.length < 1 || o.length > MAX_OPTION_LENGTH) ||
+          new Set(opts).size !== opts.length;
         if (bad) ctx.addIssue({ code: "custom", path: ["options"], message: pathMessages.optionsShape });
       }
     } else if (step.options !== undefined) {
@@ -153,15 +174,22 @@ const stepsExample = [
   { key: "book", type: "booking", title: "Book a call with an agent", description: "15 minutes, no obligation." },
 ];
 
+const storedKey = () => z.string().max(MAX_STEP_KEY_LENGTH).regex(STEP_KEY_PATTERN);
+
 export const StepSchema = z
   .object({
-    key: z.string(),
+    key: storedKey(),
     type: z.enum(stepTypes),
-    title: z.string(),
-    description: z.string().nullable(),
-    options: z.array(z.string()).optional().openapi({ description: "Present on `question` steps." }),
+    title: z.string().max(MAX_TITLE_LENGTH),
+    description: z.string().max(MAX_DESCRIPTION_LENGTH).nullable(),
+    options: z
+      .array(z.string().max(MAX_OPTION_LENGTH))
+      .max(MAX_OPTIONS)
+      .optional()
+      .openapi({ description: "Present on `question` steps." }),
     fields: z
-      .array(z.object({ key: z.string(), label: z.string(), required: z.boolean() }))
+      .array(z.object({ key: storedKey(), label: z.string().max(MAX_FIELD_LABEL_LENGTH), required: z.boolean() }))
+      .max(MAX_FORM_FIELDS)
       .optional()
       .openapi({ description: "Present on `form` steps." }),
   })
@@ -185,27 +213,28 @@ const pathExample = {
   updated_at: "2026-11-21T09:30:00.000Z",
 };
 
+/** A revision number: 1 on create, +1 on every change. */
+const revision = () => boundedInt(1, MAX_SAFE_INTEGER);
+
 export const Path = z
   .object({
-    path_uuid: z.string().openapi({ description: "Identifier of the path." }),
-    name: z.string(),
-    description: z.string().nullable(),
+    path_uuid: uuidString().openapi({ description: "Identifier of the path." }),
+    name: z.string().max(MAX_NAME_LENGTH),
+    description: z.string().max(MAX_DESCRIPTION_LENGTH).nullable(),
     status: z.enum(pathStatuses).openapi({
       description:
         "`draft` until first published; `published` once a version is live (later edits change the draft, not the " +
         "live version); `archived` after `DELETE`.",
     }),
-    steps: z.array(StepSchema).openapi({ description: "The current draft's steps." }),
-    version: z.number().int().openapi({ description: "Revision of the draft: 1 on create, +1 on every change." }),
-    published_version: z
-      .number()
-      .int()
+    steps: z.array(StepSchema).max(MAX_STEPS).openapi({ description: "The current draft's steps." }),
+    version: revision().openapi({ description: "Revision of the draft: 1 on create, +1 on every change." }),
+    published_version: revision()
       .nullable()
       .openapi({ description: "The draft revision that is live; null if never published. `version > published_version` means unpublished changes." }),
-    published_at: z.string().nullable().openapi({ description: "When `published_version` was published." }),
-    archived_at: z.string().nullable().openapi({ description: "When the path was archived (deleted); null otherwise." }),
-    created_at: z.string(),
-    updated_at: z.string(),
+    published_at: instantString().nullable().openapi({ description: "When `published_version` was published." }),
+    archived_at: instantString().nullable().openapi({ description: "When the path was archived (deleted); null otherwise." }),
+    created_at: instantString(),
+    updated_at: instantString(),
   })
   .openapi("Path", { example: pathExample });
 
@@ -218,10 +247,10 @@ const catalogExample = {
 
 export const PathCatalogEntry = z
   .object({
-    path_uuid: z.string(),
-    name: z.string(),
+    path_uuid: uuidString(),
+    name: z.string().max(MAX_NAME_LENGTH),
     status: z.enum(pathStatuses),
-    published_at: z.string().nullable(),
+    published_at: instantString().nullable(),
   })
   .openapi("PathCatalogEntry", { example: catalogExample });
 
@@ -230,11 +259,11 @@ export const PathResponse = z
   .openapi("PathResponse", { example: { success: true, path: pathExample } });
 
 export const PathListResponse = z
-  .object({ success: z.literal(true), paths: z.array(Path), pagination: PaginationSchema })
+  .object({ success: z.literal(true), paths: z.array(Path).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("PathListResponse", { example: { success: true, paths: [pathExample], pagination: { page: 1, limit: 20, total: 1 } } });
 
 export const PathCatalogResponse = z
-  .object({ success: z.literal(true), paths: z.array(PathCatalogEntry), pagination: PaginationSchema })
+  .object({ success: z.literal(true), paths: z.array(PathCatalogEntry).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("PathCatalogResponse", {
     example: { success: true, paths: [catalogExample], pagination: { page: 1, limit: 20, total: 1 } },
   });
@@ -261,17 +290,17 @@ const versionExample = {
 
 export const PathVersion = z
   .object({
-    path_uuid: z.string(),
-    version: z.number().int().openapi({ description: "The draft revision that was published." }),
-    name: z.string(),
-    description: z.string().nullable(),
-    steps: z.array(StepSchema),
-    published_at: z.string(),
+    path_uuid: uuidString(),
+    version: revision().openapi({ description: "The draft revision that was published." }),
+    name: z.string().max(MAX_NAME_LENGTH),
+    description: z.string().max(MAX_DESCRIPTION_LENGTH).nullable(),
+    steps: z.array(StepSchema).max(MAX_STEPS),
+    published_at: instantString(),
   })
   .openapi("PathVersion", { example: versionExample });
 
 export const PathVersionListResponse = z
-  .object({ success: z.literal(true), versions: z.array(PathVersion), pagination: PaginationSchema })
+  .object({ success: z.literal(true), versions: z.array(PathVersion).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("PathVersionListResponse", {
     example: { success: true, versions: [versionExample], pagination: { page: 1, limit: 20, total: 1 } },
   });

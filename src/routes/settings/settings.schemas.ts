@@ -1,11 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { voicemailBehaviors, type VoicemailBehavior } from "@/db/schema";
+import { boundedInt, instantString, integerFormat, MAX_TIMEZONE_LENGTH, uuidString } from "@/lib/bounded";
 import { uuidField } from "@/lib/ids";
+import { TIME_OF_DAY_LENGTH } from "@/lib/local-dates";
 import { documentedNullable } from "@/lib/openapi";
 import { ALL_WEEKDAYS } from "@/lib/calling-window";
 import { isIanaTimezone } from "@/lib/time";
 import { MAX_SLOT_MINUTES, MIN_SLOT_MINUTES } from "@/routes/calendar/calendar.messages";
-
 
 export const MAX_AGENCY_NAME_LENGTH = 200;
 export const limits = {
@@ -15,6 +16,9 @@ export const limits = {
   minNoticeMinutes: { min: 0, max: 43_200 },
   maxCallMinutes: { min: 1, max: 60 },
 } as const;
+
+const SUNDAY = 0;
+const SATURDAY = 6;
 
 /** What an agency gets until it changes a setting; applied on every read. */
 export const DEFAULT_SETTINGS = {
@@ -57,6 +61,9 @@ const HHMM = /^([01]\d|2[0-3]):[0-5]\d$/;
 const END_HHMM = /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/;
 const isEnd = (value: string) => END_HHMM.test(value) && value !== "00:00";
 
+/** Documents what HHMM and isEnd enforce: `HH:MM`. */
+const timeOfDay = { minLength: TIME_OF_DAY_LENGTH, maxLength: TIME_OF_DAY_LENGTH };
+
 const requiredTime = (name: "start" | "end", message: string) =>
   z.string({ error: (issue) => (issue.input === undefined ? `calling_hours.${name} is required` : message) });
 
@@ -67,11 +74,12 @@ const CALLING_HOURS_APPLY =
   "is dialed; a retry after a failed dial waits for the window too.";
 
 const weekdays = z
-  .array(z.number({ error: settingsMessages.days }).int(settingsMessages.days).min(0, settingsMessages.days).max(6, settingsMessages.days), {
-    error: settingsMessages.days,
-  })
+  .array(
+    z.number({ error: settingsMessages.days }).int(settingsMessages.days).min(SUNDAY, settingsMessages.days).max(SATURDAY, settingsMessages.days),
+    { error: settingsMessages.days },
+  )
   .min(1, settingsMessages.days)
-  .max(7, settingsMessages.days)
+  .max(ALL_WEEKDAYS.length, settingsMessages.days)
   .refine((days) => new Set(days).size === days.length, settingsMessages.days)
   .transform((days) => [...days].sort((a, b) => a - b));
 
@@ -81,16 +89,20 @@ const wholeNumber = (message: string, { min, max }: { min: number; max: number }
     .int(message)
     .min(min, message)
     .max(max, message)
-    .openapi({ description: `${description} Whole number from ${min} to ${max}.`, example });
+    .openapi({ description: `${description} Whole number from ${min} to ${max}.`, format: integerFormat(min, max), example });
+
+/** A documented setting: a whole number within its limits. */
+const limitedInt = ({ min, max }: { min: number; max: number }) => boundedInt(min, max);
 
 const CallingHours = z
   .object({
-    start: z.string().openapi({ description: "Opening time, `HH:MM` (24-hour), in the calling timezone.", example: "09:00" }),
-    end: z.string().openapi({
+    start: z.string().regex(HHMM).openapi({ ...timeOfDay, description: "Opening time, `HH:MM` (24-hour), in the calling timezone.", example: "09:00" }),
+    end: z.string().regex(END_HHMM).openapi({
+      ...timeOfDay,
       description: "Closing time, `HH:MM` or `24:00`. Not after `start` means the window runs past midnight.",
       example: "19:00",
     }),
-    days: z.array(z.number().int()).openapi({
+    days: z.array(boundedInt(SUNDAY, SATURDAY)).min(1).max(ALL_WEEKDAYS.length).openapi({
       description: "Weekdays the window opens on, 0 = Sunday ... 6 = Saturday, in order. A window past midnight belongs to the day it opens.",
       example: [1, 2, 3, 4, 5],
     }),
@@ -102,17 +114,17 @@ const CallingHours = z
 
 const BookingDefaults = z
   .object({
-    default_slot_minutes: z.number().int().openapi({
+    default_slot_minutes: limitedInt(limits.defaultSlotMinutes).openapi({
       description:
         "Slot length, in minutes, of every calendar whose hours set no `slot_minutes` (`PUT /calendar/hours`): its " +
         "availability, its bookings and the length of their appointments.",
     }),
-    buffer_minutes: z.number().int().openapi({
+    buffer_minutes: limitedInt(limits.bufferMinutes).openapi({
       description:
         "Free minutes kept around every live appointment of a calendar: no slot starts or ends within this many " +
         "minutes of another booked, completed or no-show appointment of the same calendar.",
     }),
-    min_notice_minutes: z.number().int().openapi({ description: "No slot starts sooner than this many minutes from now." }),
+    min_notice_minutes: limitedInt(limits.minNoticeMinutes).openapi({ description: "No slot starts sooner than this many minutes from now." }),
   })
   .openapi("BookingDefaults", {
     description:
@@ -124,12 +136,12 @@ const BookingDefaults = z
 
 const VoiceDefaults = z
   .object({
-    default_voice_agent_uuid: z.string().nullable().openapi({
+    default_voice_agent_uuid: uuidString().nullable().openapi({
       description:
         "The agent of a `POST /voice-ai/calls` that names neither `voice_agent_uuid` nor `outbound_phone_number_uuid`; " +
         "null: the agency's oldest active agent. While it points to an agent that is inactive or gone, such calls are 400.",
     }),
-    max_call_minutes: z.number().int().openapi({
+    max_call_minutes: limitedInt(limits.maxCallMinutes).openapi({
       description:
         "Longest call, in minutes. The voice provider is told to hang up by then (the call ends `completed` with " +
         "`ended_reason` `exceeded-max-duration`), and a call that reports no end within it plus 10 minutes is closed " +
@@ -149,11 +161,12 @@ const VoiceDefaults = z
 
 export const Settings = z
   .object({
-    agency_name: z.string().openapi({
+    agency_name: z.string().max(MAX_AGENCY_NAME_LENGTH).openapi({
       description: "The agency's display name; Voice AI agents give it when they leave a voicemail message (`voice.voicemail_behavior`).",
     }),
     calling_timezone: z
       .string()
+      .max(MAX_TIMEZONE_LENGTH)
       .openapi({
         description:
           "IANA time zone of the agency: `calling_hours` are wall-clock times in it, and so is a Voice AI call's " +
@@ -162,7 +175,7 @@ export const Settings = z
     calling_hours: CallingHours,
     booking: BookingDefaults,
     voice: VoiceDefaults,
-    updated_at: z.string().openapi({ description: "When a setting last changed (the agency's creation if never)." }),
+    updated_at: instantString().openapi({ description: "When a setting last changed (the agency's creation if never)." }),
   })
   .openapi("Settings", { example: settingsExample });
 
@@ -192,15 +205,25 @@ export const UpdateSettingsBody = z
       .openapi({ description: `1 to ${MAX_AGENCY_NAME_LENGTH} characters, trimmed.`, example: "Acme Realty" }),
     calling_timezone: z
       .string({ error: settingsMessages.timezone })
+      .max(MAX_TIMEZONE_LENGTH, { error: settingsMessages.timezone, abort: true })
       .refine(isIanaTimezone, settingsMessages.timezone)
       .optional()
       .openapi({ description: "An IANA time zone name (`America/Chicago`); UTC offsets and abbreviations are 400.", example: "America/Chicago" }),
     calling_hours: z
       .strictObject(
         {
-          start: requiredTime("start", settingsMessages.start).regex(HHMM, settingsMessages.start).openapi({ example: "08:30" }),
-          end: requiredTime("end", settingsMessages.end).refine(isEnd, settingsMessages.end).openapi({ example: "19:00" }),
-          days: weekdays.optional().openapi({ type: "array", items: { type: "integer" }, example: [1, 2, 3, 4, 5] }),
+          start: requiredTime("start", settingsMessages.start).regex(HHMM, settingsMessages.start).openapi({ ...timeOfDay, example: "08:30" }),
+          end: requiredTime("end", settingsMessages.end)
+            .refine(isEnd, settingsMessages.end)
+            .openapi({ ...timeOfDay, pattern: END_HHMM.source, example: "19:00" }),
+          // The transform (sorting) hides the array's shape from the document: state it here.
+          days: weekdays.optional().openapi({
+            type: "array",
+            items: { type: "integer", format: integerFormat(SUNDAY, SATURDAY), minimum: SUNDAY, maximum: SATURDAY },
+            minItems: 1,
+            maxItems: ALL_WEEKDAYS.length,
+            example: [1, 2, 3, 4, 5],
+          }),
         },
         { error: "calling_hours must be an object with start and end" },
       )

@@ -5,6 +5,7 @@ import { contacts } from "@/db/schema";
 import { badRequest } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { contactEvent, liveContactWhere, type ContactRow } from "@/routes/contacts/contacts.repository";
+import { MAX_NAME_LENGTH } from "@/routes/contacts/contacts.schemas";
 import { voiceMessages, type CreateCallInput } from "./voice-ai.schemas";
 
 export interface CallContact {
@@ -33,12 +34,16 @@ export const callContactQuery = (db: Db, agencyId: string, body: CreateCallInput
     .from(contacts)
     .where(body.contact_uuid ? liveContactWhere(agencyId, body.contact_uuid) : liveWithPhone(agencyId, body.phone));
 
-/** `contact_name` with two or more words gives a first name and a last name (the rest). */
+/**
+ * `contact_name` with two or more words gives a first name and a last name (the rest), when
+ * each fits a contact's name (MAX_NAME_LENGTH, as `POST /contacts` allows).
+ */
 function namesFrom(body: CreateCallInput): { firstName: string; lastName: string } | null {
   if (body.first_name && body.last_name) return { firstName: body.first_name, lastName: body.last_name };
   const words = body.contact_name?.split(/\s+/).filter(Boolean) ?? [];
   if (words.length < 2) return null;
-  return { firstName: words[0]!, lastName: words.slice(1).join(" ") };
+  const names = { firstName: words[0]!, lastName: words.slice(1).join(" ") };
+  return names.firstName.length <= MAX_NAME_LENGTH && names.lastName.length <= MAX_NAME_LENGTH ? names : null;
 }
 
 export type ContactPlan =
@@ -50,7 +55,8 @@ export type ContactPlan =
  * `callContactQuery`:
  * - `contact_uuid`: that live contact of the agency (else 400 `Unknown contact_uuid`);
  * - otherwise the live contact that already has this phone number, if any (reused, never a 409);
- * - otherwise a new contact from `first_name` + `last_name` (or a two-word `contact_name`),
+ * - otherwise a new contact from `first_name` + `last_name` (or a `contact_name` of two or more
+ *   words, each name within a contact's limit),
  *   with the call's phone and source `voice-ai` (created by the statements of `callContactWrite`);
  * - otherwise none: the call carries only `contact_name`.
  * `contact_name` wins as the name the agent uses; it defaults to the contact's full name.

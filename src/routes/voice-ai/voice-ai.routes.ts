@@ -1,5 +1,6 @@
 import { jsonBody, jsonContent, partnerRoute } from "@/lib/openapi";
 import { MAX_DIAL_ATTEMPTS, MAX_QUEUE_DELAY_SECONDS } from "@/jobs/call-message";
+import { MAX_NAME_LENGTH } from "@/routes/contacts/contacts.schemas";
 import {
   AgentParams,
   CallParams,
@@ -74,8 +75,9 @@ export const createVoiceCall = partnerRoute({
     "**Contact.** `contact_uuid` links a live contact of your agency (otherwise 400 `Unknown contact_uuid`). Without " +
       "it, a live contact that already has this phone number is linked; failing that, `first_name` and `last_name` " +
       "(both, or neither: `first_name and last_name are required`), or a `contact_name` of two or more words, create a " +
-      "contact with this phone (source `voice-ai`). `contact_name` is how the agent addresses the person; it defaults " +
-      "to the contact's name.",
+      "contact with this phone (source `voice-ai`): the first word is its first name and the rest its last name, when " +
+      `each is at most ${MAX_NAME_LENGTH} characters (otherwise the call has no contact). \`contact_name\` is how the ` +
+      "agent addresses the person; it defaults to the contact's name.",
     "**Agent and caller id.** `voice_agent_uuid` must be an active agent of your agency and " +
       "`outbound_phone_number_uuid` one of its numbers (with no agent given, the number's agent is used). Unknown " +
       "or foreign ones are 400. Defaults: the agent named by the `voice.default_voice_agent_uuid` setting (400 while " +

@@ -1,14 +1,23 @@
 import { z } from "@hono/zod-openapi";
 import { callStatuses } from "@/db/schema";
+import { boundedInt, countInt, instantString, integerFormat, MAX_SAFE_INTEGER, uuidString } from "@/lib/bounded";
 import { uuidField, uuidParam } from "@/lib/ids";
 import { documentedNullable } from "@/lib/openapi";
-import { PaginationSchema, paginationQuery } from "@/lib/pagination";
-import { phoneField } from "@/lib/phone";
-import { MAX_QUEUE_DELAY_SECONDS } from "@/jobs/call-message";
+import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { e164String, phoneField } from "@/lib/phone";
+import { MAX_DATETIME_INPUT_LENGTH } from "@/lib/zoned-time";
+import { MAX_CALL_DURATION_SECONDS, MAX_CALL_SUMMARY_LENGTH, MAX_ENDED_REASON_LENGTH, MAX_QUEUE_DELAY_SECONDS } from "@/jobs/call-message";
+import { MAX_CONTACT_FULL_NAME_LENGTH } from "@/routes/appointments/appointments.schemas";
+import { MAX_NAME_LENGTH } from "@/routes/contacts/contacts.schemas";
 
 export const MAX_SCHEDULE_DAYS = 365;
-export const MAX_NAME_LENGTH = 100;
 export const MAX_CONTACT_NAME_LENGTH = 200;
+/** A call's `contact_name`: the one sent, or the contact's full name. */
+const MAX_CALL_CONTACT_NAME_LENGTH = Math.max(MAX_CONTACT_NAME_LENGTH, MAX_CONTACT_FULL_NAME_LENGTH);
+
+/** What the operator API accepts for an agent (src/admin/voice.admin.ts): its name and caller ids. */
+const MAX_AGENT_NAME_LENGTH = 100;
+const MAX_AGENT_PHONE_NUMBERS = 10;
 
 export const voiceMessages = {
   agentNotFound: "Voice agent not found",
@@ -56,19 +65,22 @@ const agentExample = {
 
 export const VoicePhoneNumber = z
   .object({
-    outbound_phone_number_uuid: z.string().openapi({ description: "Send as `outbound_phone_number_uuid` to call from this number." }),
-    number: z.string().openapi({ description: "The caller id, E.164." }),
+    outbound_phone_number_uuid: uuidString().openapi({ description: "Send as `outbound_phone_number_uuid` to call from this number." }),
+    number: e164String().openapi({ description: "The caller id, E.164." }),
   })
   .openapi("VoicePhoneNumber", { example: phoneNumberExample });
 
 export const VoiceAgent = z
   .object({
-    agent_uuid: z.string().openapi({ description: "Identifier of the agent; send as `voice_agent_uuid` when creating a call." }),
-    name: z.string(),
+    agent_uuid: uuidString().openapi({ description: "Identifier of the agent; send as `voice_agent_uuid` when creating a call." }),
+    name: z.string().max(MAX_AGENT_NAME_LENGTH),
     status: z.enum(["active", "inactive"]).openapi({ description: "Only `active` agents place calls." }),
-    phone_numbers: z.array(VoicePhoneNumber).openapi({ description: "Outbound caller ids of the agent, oldest first." }),
-    created_at: z.string(),
-    updated_at: z.string(),
+    phone_numbers: z
+      .array(VoicePhoneNumber)
+      .max(MAX_AGENT_PHONE_NUMBERS)
+      .openapi({ description: "Outbound caller ids of the agent, oldest first." }),
+    created_at: instantString(),
+    updated_at: instantString(),
   })
   .openapi("VoiceAgent", { example: agentExample });
 
@@ -77,7 +89,7 @@ export const VoiceAgentResponse = z
   .openapi("VoiceAgentResponse", { example: { success: true, agent: agentExample } });
 
 export const VoiceAgentListResponse = z
-  .object({ success: z.literal(true), agents: z.array(VoiceAgent), pagination: PaginationSchema })
+  .object({ success: z.literal(true), agents: z.array(VoiceAgent).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("VoiceAgentListResponse", {
     example: { success: true, agents: [agentExample], pagination: { page: 1, limit: 20, total: 1 } },
   });
@@ -109,14 +121,18 @@ const callExample = {
   updated_at: "2026-11-21T15:03:05.000Z",
 };
 
-const nullableIso = (description: string) => z.string().nullable().openapi({ description, format: "date-time" });
+const nullableIso = (description: string) => instantString().nullable().openapi({ description });
 
 export const VoiceCall = z
   .object({
-    call_uuid: z.string().openapi({ description: "Identifier of the call." }),
-    contact_uuid: z.string().nullable().openapi({ description: "The linked contact; null when the call has none." }),
-    contact_name: z.string().nullable().openapi({ description: "Who is called, as the agent will address them." }),
-    phone: z.string().openapi({ description: "Destination, E.164." }),
+    call_uuid: uuidString().openapi({ description: "Identifier of the call." }),
+    contact_uuid: uuidString().nullable().openapi({ description: "The linked contact; null when the call has none." }),
+    contact_name: z
+      .string()
+      .max(MAX_CALL_CONTACT_NAME_LENGTH)
+      .nullable()
+      .openapi({ description: "Who is called, as the agent will address them." }),
+    phone: e164String().openapi({ description: "Destination, E.164." }),
     direction: z.literal("outbound").openapi({ description: "Calls created through the API are `outbound`." }),
     status: z.enum(callStatuses).openapi({
       description:
@@ -124,7 +140,7 @@ export const VoiceCall = z
         "`queued` (waiting to be dialed), `in-progress` (dialed, until the call ends), then `completed` (the contact " +
         "talked to the agent) or `failed` (see `ended_reason`); `canceled` by you before dialing.",
     }),
-    ended_reason: z.string().nullable().openapi({
+    ended_reason: z.string().max(MAX_ENDED_REASON_LENGTH).nullable().openapi({
       description:
         "Why the call ended, in the voice provider's vocabulary: `customer-ended-call`, `assistant-ended-call`, " +
         "`customer-busy`, `customer-did-not-answer`, `voicemail`, `exceeded-max-duration` (the agent hung up at the " +
@@ -132,9 +148,11 @@ export const VoiceCall = z
         "4 attempts), `dispatch-timed-out` (never dialed), `exceeded-max-duration` on a `failed` call (no end reported " +
         "within `voice.max_call_minutes` plus 10 minutes). Null until the call ends and for canceled calls.",
     }),
-    duration_seconds: z.number().int().nullable().openapi({ description: "Talk time in seconds; null until the call ends." }),
-    voice_agent_uuid: z.string().openapi({ description: "The agent that places the call." }),
-    outbound_phone_number_uuid: z.string().nullable().openapi({ description: "The caller id used." }),
+    duration_seconds: boundedInt(0, MAX_CALL_DURATION_SECONDS)
+      .nullable()
+      .openapi({ description: `Talk time in seconds, at most ${MAX_CALL_DURATION_SECONDS}; null until the call ends.` }),
+    voice_agent_uuid: uuidString().openapi({ description: "The agent that places the call." }),
+    outbound_phone_number_uuid: uuidString().nullable().openapi({ description: "The caller id used." }),
     scheduled_at: nullableIso(
       "When the call is due (UTC), for a call created with `scheduled_at` or a `delay_seconds` above 0; null for a call placed at once.",
     ),
@@ -144,14 +162,18 @@ export const VoiceCall = z
     ),
     started_at: nullableIso("When the call was dialed or connected (UTC); null until then and for calls that never connected."),
     ended_at: nullableIso("When the call ended (UTC); null until then."),
-    summary: z.string().nullable().openapi({ description: "The provider's text summary of the conversation; null until available." }),
-    cost_cents: z
-      .number()
-      .int()
+    summary: z
+      .string()
+      .max(MAX_CALL_SUMMARY_LENGTH)
+      .nullable()
+      .openapi({
+        description: `The provider's text summary of the conversation, cut to ${MAX_CALL_SUMMARY_LENGTH} characters; null until available.`,
+      }),
+    cost_cents: countInt()
       .nullable()
       .openapi({ description: "What the call cost the wallet: each started minute at the agency's rate; null until it ends." }),
-    created_at: z.string(),
-    updated_at: z.string(),
+    created_at: instantString(),
+    updated_at: instantString(),
   })
   .openapi("VoiceCall", { example: callExample });
 
@@ -160,7 +182,7 @@ export const VoiceCallResponse = z
   .openapi("VoiceCallResponse", { example: { success: true, call: callExample } });
 
 export const VoiceCallListResponse = z
-  .object({ success: z.literal(true), calls: z.array(VoiceCall), pagination: PaginationSchema })
+  .object({ success: z.literal(true), calls: z.array(VoiceCall).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("VoiceCallListResponse", {
     example: { success: true, calls: [callExample], pagination: { page: 1, limit: 20, total: 1 } },
   });
@@ -178,6 +200,7 @@ export const ListCallsQuery = paginationQuery.extend({
     .openapi({ param: { name: "contact_uuid", in: "query" }, type: "string", format: "uuid", description: "Only calls of this contact.", example: contactExampleUuid }),
 });
 
+/** `first_name` and `last_name` create a contact, so they follow the contact's limit. */
 const optionalName = (name: "first_name" | "last_name", example: string) =>
   z
     .string({ error: `${name} must be a string` })
@@ -235,10 +258,14 @@ export const CreateCallBody = z
       .min(0, { error: voiceMessages.delay })
       .max(MAX_QUEUE_DELAY_SECONDS, { error: voiceMessages.delay })
       .nullish()
-      .openapi({ description: `Dial this many seconds from now: an integer from 0 to ${MAX_QUEUE_DELAY_SECONDS}.`, example: 0 }),
+      .openapi({
+        description: `Dial this many seconds from now: an integer from 0 to ${MAX_QUEUE_DELAY_SECONDS}.`,
+        format: integerFormat(0, MAX_QUEUE_DELAY_SECONDS),
+        example: 0,
+      }),
     scheduled_at: z
       .string({ error: voiceMessages.scheduledFormat })
-      .max(40, { error: voiceMessages.scheduledFormat })
+      .max(MAX_DATETIME_INPUT_LENGTH, { error: voiceMessages.scheduledFormat })
       .nullish()
       .openapi({
         description:
@@ -278,14 +305,22 @@ const walletExample = {
   updated_at: "2026-11-21T15:03:05.000Z",
 };
 
+/** An ISO 4217 alphabetic code (`USD`). */
+const CURRENCY_CODE = /^[A-Z]{3}$/;
+const CURRENCY_CODE_LENGTH = 3;
+
 export const VoiceWallet = z
   .object({
-    balance_cents: z.number().int().openapi({
+    balance_cents: boundedInt(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER).openapi({
       description: "Balance in cents. Creating a call needs a balance above 0; a finished call may take it below 0.",
     }),
-    currency: z.string().openapi({ description: "ISO 4217 currency of the balance.", example: "USD" }),
-    rate_per_minute_cents: z.number().int().openapi({ description: "What each started minute of a completed call costs." }),
-    updated_at: z.string().nullable().openapi({ description: "Last change of the balance; null before the first credit." }),
+    currency: z
+      .string()
+      .length(CURRENCY_CODE_LENGTH)
+      .regex(CURRENCY_CODE)
+      .openapi({ description: "ISO 4217 currency of the balance.", example: "USD" }),
+    rate_per_minute_cents: countInt().openapi({ description: "What each started minute of a completed call costs." }),
+    updated_at: instantString().nullable().openapi({ description: "Last change of the balance; null before the first credit." }),
   })
   .openapi("VoiceWallet", { example: walletExample });
 
