@@ -12,7 +12,13 @@ const nodeGlobals = Object.fromEntries(
 );
 
 export default tseslint.config(
-  { ignores: ["node_modules/", ".wrangler/", "migrations/", "openapi.json", "coverage/", ".bench/"] },
+  {
+    ignores: [
+      "node_modules/", ".wrangler/", "migrations/", "openapi.json", "coverage/", ".bench/",
+      // Scalar's bundle, copied from its package (scripts/build-assets.mjs); Playwright's output.
+      "public/scalar/", "test-results/", "playwright-report/",
+    ],
+  },
   js.configs.recommended,
   {
     files: ["**/*.ts", "**/*.mts", "**/*.cts"],

@@ -1,4 +1,3 @@
-import { Scalar } from "@scalar/hono-api-reference";
 import { createApp, createRouter } from "@/lib/create-app";
 import { partnerCors } from "@/middleware/security-headers";
 import { BEARER_SCHEME, withTypedNullables } from "@/lib/openapi";
@@ -18,6 +17,7 @@ import { appointmentsRouter } from "@/routes/appointments/appointments.index";
 import { bookingWidgetsRouter } from "@/routes/booking-widgets/booking-widgets.index";
 import { calendarRouter } from "@/routes/calendar/calendar.index";
 import { eventTypesSummary } from "@/lib/events";
+import { referencePage } from "@/lib/reference-page";
 import { eventsRouter } from "@/routes/events/events.index";
 import { webhookEndpointsRouter } from "@/routes/webhook-endpoints/webhook-endpoints.index";
 
@@ -106,7 +106,7 @@ export function buildApp() {
   app.get("/health", (c) => c.json({ success: true, status: "ok" }));
   app.use(`${API_BASE}/*`, partnerCors);
   app.route(API_BASE, api);
-  app.get(`${API_BASE}/docs`, Scalar({ url: `${API_BASE}/openapi.json`, pageTitle: "Partner API reference" }));
+  app.get(`${API_BASE}/docs`, referencePage(`${API_BASE}/openapi.json`, "Partner API reference"));
   app.route("/admin/v1", adminRouter);
   return { app, openApiDocument };
 }

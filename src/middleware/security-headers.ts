@@ -7,16 +7,30 @@ import { BOOKMARK_HEADER } from "@/middleware/request-context";
 const HSTS = "max-age=31536000; includeSubDomains";
 
 /**
+ * The Content-Security-Policy of an HTML page that sets none itself (DESIGN, Security posture):
+ * scripts, styles, images and requests from this origin only, so no inline script runs; forms
+ * post only here; no <base> and no framing. A page that needs an exception sets its own policy
+ * in its handler and says why (src/lib/reference-page.ts).
+ */
+export const STRICT_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+  "form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/**
  * Headers every response carries, errors included (set after the handler, on whatever
  * response it produced): no MIME sniffing, HTTPS only, and no caching of anything that
  * answered an authenticated request (a bearer token or the operator token), so no shared
- * cache keeps one agency's data.
+ * cache keeps one agency's data. Static assets (public/) never reach the Worker: public/_headers
+ * gives them the same nosniff and HSTS.
  */
 export const securityHeaders: MiddlewareHandler<AppBindings> = async (c, next) => {
   await next();
   c.res.headers.set("X-Content-Type-Options", "nosniff");
   c.res.headers.set("Strict-Transport-Security", HSTS);
   if (c.req.header("Authorization") !== undefined) c.res.headers.set("Cache-Control", "no-store");
+  if (c.res.headers.get("Content-Type")?.startsWith("text/html") && !c.res.headers.has("Content-Security-Policy")) {
+    c.res.headers.set("Content-Security-Policy", STRICT_CSP);
+  }
 };
 
 /**
