@@ -2,6 +2,7 @@ import { createApp, createRouter } from "@/lib/create-app";
 import { partnerCors } from "@/middleware/security-headers";
 import { BEARER_SCHEME, withTypedNullables } from "@/lib/openapi";
 import { adminRouter } from "@/admin/admin.index";
+import { dashboardRouter } from "@/dashboard/dashboard.index";
 import { authRouter } from "@/routes/auth/auth.index";
 import { contactsRouter } from "@/routes/contacts/contacts.index";
 import { fieldsRouter } from "@/routes/fields/fields.index";
@@ -108,6 +109,8 @@ export function buildApp() {
   app.route(API_BASE, api);
   app.get(`${API_BASE}/docs`, referencePage(`${API_BASE}/openapi.json`, "Partner API reference"));
   app.route("/admin/v1", adminRouter);
+  // The agency dashboard: HTML pages with their own headers, session and CSRF checks; no CORS.
+  app.route("/dashboard", dashboardRouter);
   return { app, openApiDocument };
 }
 

@@ -1,0 +1,56 @@
+import { Hono } from "hono";
+import { copyScript, stylesheet } from "./assets/assets.handlers";
+import { csrfToken, sameOrigin } from "./auth/csrf";
+import { requireSession } from "./auth/require-session";
+import type { DashboardBindings } from "./dashboard-env";
+import * as audit from "./handlers/audit.handlers";
+import { notFoundPage, onDashboardError } from "./handlers/errors";
+import * as keys from "./handlers/keys.handlers";
+import * as signIn from "./handlers/sign-in.handlers";
+import * as webhooks from "./handlers/webhooks.handlers";
+import { pageHeaders } from "./http/page-headers";
+import { primaryDb } from "./http/primary-db";
+
+/**
+ * The agency dashboard, mounted at /dashboard: server-rendered pages for owners and admins.
+ * Handlers run in the order registered, so the order below is the security model: public
+ * files and the sign-in pages first, then every other page behind a session, and every POST
+ * behind the Origin check and the session's CSRF token.
+ */
+const dashboard = new Hono<DashboardBindings>();
+
+dashboard.get("/assets/copy.js", copyScript);
+dashboard.get("/assets/dashboard.css", stylesheet);
+
+dashboard.use("*", pageHeaders, primaryDb);
+dashboard.post("*", sameOrigin);
+dashboard.get("/sign-in/:token", signIn.openLink);
+dashboard.get("/signed-out", signIn.signedOut);
+
+dashboard.use("*", requireSession);
+dashboard.post("*", csrfToken);
+dashboard.get("/", signIn.home);
+dashboard.post("/sign-out", signIn.signOut);
+
+dashboard.get("/integrations/api-keys", keys.listKeys);
+dashboard.post("/integrations/api-keys", keys.createKey);
+dashboard.get("/integrations/api-keys/:keyId", keys.showKey);
+dashboard.post("/integrations/api-keys/:keyId", keys.editKey);
+dashboard.get("/integrations/api-keys/:keyId/revoke", keys.confirmRevoke);
+dashboard.post("/integrations/api-keys/:keyId/revoke", keys.revokeKey);
+dashboard.post("/integrations/api-keys/:keyId/rotate-secrets", keys.rotateSecrets);
+dashboard.post("/integrations/api-keys/:keyId/regenerate-rotate-key", keys.regenerateRotateKey);
+
+dashboard.get("/integrations/webhooks", webhooks.listWebhooks);
+dashboard.post("/integrations/webhooks", webhooks.createWebhook);
+dashboard.post("/integrations/webhooks/:endpointId/enable", webhooks.enableWebhook);
+dashboard.post("/integrations/webhooks/:endpointId/disable", webhooks.disableWebhook);
+dashboard.post("/integrations/webhooks/:endpointId/test", webhooks.testWebhook);
+dashboard.post("/integrations/webhooks/:endpointId/rotate-secret", webhooks.rotateWebhookSecret);
+
+dashboard.get("/audit-log", audit.showAuditLog);
+
+dashboard.all("*", notFoundPage);
+dashboard.onError(onDashboardError);
+
+export const dashboardRouter = dashboard;

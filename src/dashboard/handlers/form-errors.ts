@@ -1,0 +1,15 @@
+import { ApiError } from "@/lib/errors";
+
+/**
+ * A refusal the member can fix on the form (400: the shared schema's or rule's message; 409: a
+ * limit), shown above it; anything else is left to the dashboard's error page.
+ */
+export function formError(error: unknown): { message: string; status: 400 | 409 } | undefined {
+  if (error instanceof ApiError && (error.status === 400 || error.status === 409)) return { message: error.message, status: error.status };
+  return undefined;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A record id from the URL; anything but a UUID cannot name a record, so it is left to the lookup's 404. */
+export const idParam = (value: string | undefined) => (value && UUID.test(value) ? value.toLowerCase() : "00000000-0000-0000-0000-000000000000");

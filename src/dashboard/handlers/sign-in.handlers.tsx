@@ -1,0 +1,50 @@
+import type { Context } from "hono";
+import { deleteCookie, setCookie } from "hono/cookie";
+import { openSignInLink, SESSION_TTL_MS } from "../auth/sign-in-links";
+import { endSession, SESSION_COOKIE } from "../auth/sessions";
+import type { DashboardBindings } from "../dashboard-env";
+import { render } from "../http/render";
+import { MessagePage, pageMessages, SignedInHop, SignedOutPage } from "../pages/message-page";
+import { paths } from "../paths";
+
+type Ctx = Context<DashboardBindings>;
+
+/** Link secrets are 43 base64url characters (`randomSecret`); anything else is no link of ours. */
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+const COOKIE_OPTIONS = { httpOnly: true, secure: true, sameSite: "Strict", path: "/" } as const;
+
+/** GET /dashboard/sign-in/:token: spends the link and starts a session. */
+export async function openLink(c: Ctx) {
+  const token = c.req.param("token") ?? "";
+  const result = TOKEN_SHAPE.test(token) ? await openSignInLink(c.var.db, c.env, token) : ({ outcome: "unknown" } as const);
+  switch (result.outcome) {
+    case "unknown":
+      return render(c, <MessagePage title="Sign-in link not valid" message={pageMessages.linkUnknown} />, 404);
+    case "spent":
+      return render(c, <MessagePage title="Sign-in link used or expired" message={pageMessages.linkSpent} />, 410);
+    case "forbidden":
+      return render(
+        c,
+        <MessagePage title="No access to the dashboard" message={result.removed ? pageMessages.memberRemoved : pageMessages.agentRole} />,
+        403,
+      );
+    case "signed_in":
+      setCookie(c, SESSION_COOKIE, result.secret, { ...COOKIE_OPTIONS, maxAge: SESSION_TTL_MS / 1000 });
+      // Reached from another site (the platform's app, a mail client), a redirect would arrive
+      // without the SameSite=Strict cookie; the page moves on by itself instead.
+      if (c.req.header("Sec-Fetch-Site") === "cross-site") return render(c, <SignedInHop />, 200);
+      return c.redirect(paths.keys, 303);
+  }
+}
+
+export const signedOut = (c: Ctx) => render(c, <SignedOutPage />, 200);
+
+export const home = (c: Ctx) => c.redirect(paths.keys, 303);
+
+/** POST /dashboard/sign-out: the session ends at once and the cookie is dropped. */
+export async function signOut(c: Ctx) {
+  await endSession(c.var.db, c.var.session);
+  deleteCookie(c, SESSION_COOKIE, COOKIE_OPTIONS);
+  return c.redirect(paths.signedOut, 303);
+}

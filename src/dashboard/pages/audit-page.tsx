@@ -1,0 +1,86 @@
+import type { AuditListRow } from "@/lib/audit/audit-log";
+import type { DashboardSession } from "../auth/sessions";
+import { paths } from "../paths";
+import { Instant } from "./components";
+import { Layout } from "./layout";
+
+const ACTION_TEXT: Record<string, string> = {
+  "key.created": "created an API key",
+  "key.updated": "edited an API key",
+  "key.revoked": "revoked an API key",
+  "key.secrets_rotated": "rotated an API key's secrets",
+  "key.rotate_key_regenerated": "regenerated an API key's rotate key",
+  "webhook_endpoint.created": "added a webhook endpoint",
+  "webhook_endpoint.updated": "edited a webhook endpoint",
+  "webhook_endpoint.enabled": "enabled a webhook endpoint",
+  "webhook_endpoint.disabled": "disabled a webhook endpoint",
+  "webhook_endpoint.deleted": "deleted a webhook endpoint",
+  "webhook_endpoint.secret_rotated": "rotated a webhook endpoint's secret",
+  "webhook_endpoint.tested": "sent a test event to a webhook endpoint",
+  "dashboard.link_issued": "issued a dashboard sign-in link",
+  "dashboard.signed_in": "signed in to the dashboard",
+  "dashboard.signed_out": "signed out of the dashboard",
+};
+
+const actorText = (row: AuditListRow) => {
+  if (row.actorType === "operator") return "Platform operator";
+  if (row.actorType === "api_key") return row.keyName ? `API key “${row.keyName}”` : "An API key";
+  return row.memberName ?? "A former member";
+};
+
+/** The target as the entry recorded it: a key's name, an endpoint's URL, a member's name. */
+const targetText = (row: AuditListRow) => {
+  const label = row.detail?.name ?? row.detail?.url;
+  const kind = row.targetType === "api_key" ? "API key" : row.targetType === "webhook_endpoint" ? "Webhook endpoint" : "Member";
+  return typeof label === "string" ? `${kind} “${label}”` : kind;
+};
+
+/** `scopes: contacts → contacts, fields`, for entries that changed fields. */
+const changesText = (row: AuditListRow) => {
+  const changes = row.detail?.changes;
+  if (!changes || typeof changes !== "object") return "";
+  const show = (v: unknown) => (Array.isArray(v) ? v.join(", ") : v === null ? "none" : String(v));
+  return Object.entries(changes as Record<string, { from: unknown; to: unknown }>)
+    .map(([field, { from, to }]) => `${field}: ${show(from)} → ${show(to)}`)
+    .join("; ");
+};
+
+/** Who did what to the agency's keys, webhooks and dashboard sessions, newest first. */
+export const AuditPage = (props: { session: DashboardSession; rows: AuditListRow[]; page: number; hasMore: boolean }) => (
+  <Layout title="Audit log" session={props.session} section="audit">
+    <p>Changes to API keys and webhook endpoints, from this dashboard, the Partner API and the platform operator, and dashboard sign-ins.</p>
+    {props.rows.length === 0 ? (
+      <p>Nothing recorded yet.</p>
+    ) : (
+      <table>
+        <caption>Audit log, newest first{props.page > 1 ? `, page ${props.page}` : ""}</caption>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Who</th>
+            <th scope="col">Action</th>
+            <th scope="col">Target</th>
+            <th scope="col">Changes</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((row) => (
+            <tr data-action={row.action}>
+              <td>
+                <Instant at={row.createdAt} />
+              </td>
+              <td>{actorText(row)}</td>
+              <td>{ACTION_TEXT[row.action] ?? row.action}</td>
+              <td>{targetText(row)}</td>
+              <td>{changesText(row)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    )}
+    <nav aria-label="Audit log pages">
+      {props.page > 1 ? <a href={`${paths.auditLog}?page=${props.page - 1}`}>Newer entries</a> : null}{" "}
+      {props.hasMore ? <a href={`${paths.auditLog}?page=${props.page + 1}`}>Older entries</a> : null}
+    </nav>
+  </Layout>
+);

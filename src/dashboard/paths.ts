@@ -1,0 +1,16 @@
+/** Every dashboard URL, in one place: pages link to each other through these. */
+export const DASHBOARD = "/dashboard";
+
+export const paths = {
+  home: DASHBOARD,
+  signIn: `${DASHBOARD}/sign-in`,
+  signedOut: `${DASHBOARD}/signed-out`,
+  signOut: `${DASHBOARD}/sign-out`,
+  keys: `${DASHBOARD}/integrations/api-keys`,
+  key: (keyId: string) => `${DASHBOARD}/integrations/api-keys/${keyId}`,
+  webhooks: `${DASHBOARD}/integrations/webhooks`,
+  webhook: (endpointId: string) => `${DASHBOARD}/integrations/webhooks/${endpointId}`,
+  auditLog: `${DASHBOARD}/audit-log`,
+  stylesheet: `${DASHBOARD}/assets/dashboard.css`,
+  copyScript: `${DASHBOARD}/assets/copy.js`,
+} as const;
