@@ -341,17 +341,12 @@ describe("dashboard response headers", () => {
     }
   });
 
-  it("serves the copy script and the stylesheet from this origin with their content types", async () => {
-    const script = await browse("GET", "/dashboard/assets/copy.js");
-    expect(script.status).toBe(200);
-    expect(script.headers.get("Content-Type")).toBe("text/javascript; charset=utf-8");
-    expect(script.html).toContain("navigator.clipboard.writeText");
-    const css = await browse("GET", "/dashboard/assets/dashboard.css");
-    expect(css.status).toBe(200);
-    expect(css.headers.get("Content-Type")).toBe("text/css; charset=utf-8");
+  // The files themselves are Workers static assets (public/dashboard/assets/), served before the
+  // Worker runs; this pool never reaches them, the browser tests do.
+  it("loads its one script and one stylesheet from this origin", async () => {
     const { html } = await browse("GET", "/dashboard/signed-out");
-    expect(html).toContain('<script src="/dashboard/assets/copy.js" defer=""></script>');
-    expect(html).toContain('<link rel="stylesheet" href="/dashboard/assets/dashboard.css"/>');
+    expect([...html.matchAll(/<script\b[^>]*>/g)].map(([tag]) => tag)).toEqual(['<script src="/dashboard/assets/copy.js" defer="">']);
+    expect([...html.matchAll(/<link\b[^>]*>/g)].map(([tag]) => tag)).toEqual(['<link rel="stylesheet" href="/dashboard/assets/dashboard.css"/>']);
   });
 
   it("answers a signed-in member's unknown page with the 404 page", async () => {

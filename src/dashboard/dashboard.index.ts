@@ -1,5 +1,4 @@
 import { Hono } from "hono";
-import { copyScript, stylesheet } from "./assets/assets.handlers";
 import { csrfToken, sameOrigin } from "./auth/csrf";
 import { requireSession } from "./auth/require-session";
 import type { DashboardBindings } from "./dashboard-env";
@@ -13,14 +12,12 @@ import { primaryDb } from "./http/primary-db";
 
 /**
  * The agency dashboard, mounted at /dashboard: server-rendered pages for owners and admins.
- * Handlers run in the order registered, so the order below is the security model: public
- * files and the sign-in pages first, then every other page behind a session, and every POST
- * behind the Origin check and the session's CSRF token.
+ * Handlers run in the order registered, so the order below is the security model: the sign-in
+ * pages first, then every other page behind a session, and every POST behind the Origin check
+ * and the session's CSRF token. The pages' script and stylesheet are Workers static assets
+ * (public/dashboard/assets/), served before the Worker runs.
  */
 const dashboard = new Hono<DashboardBindings>();
-
-dashboard.get("/assets/copy.js", copyScript);
-dashboard.get("/assets/dashboard.css", stylesheet);
 
 dashboard.use("*", pageHeaders, primaryDb);
 dashboard.post("*", sameOrigin);

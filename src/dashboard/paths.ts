@@ -3,7 +3,6 @@ export const DASHBOARD = "/dashboard";
 
 export const paths = {
   home: DASHBOARD,
-  signIn: `${DASHBOARD}/sign-in`,
   signedOut: `${DASHBOARD}/signed-out`,
   signOut: `${DASHBOARD}/sign-out`,
   keys: `${DASHBOARD}/integrations/api-keys`,
@@ -11,6 +10,7 @@ export const paths = {
   webhooks: `${DASHBOARD}/integrations/webhooks`,
   webhook: (endpointId: string) => `${DASHBOARD}/integrations/webhooks/${endpointId}`,
   auditLog: `${DASHBOARD}/audit-log`,
+  /** Workers static assets: public/dashboard/assets/. */
   stylesheet: `${DASHBOARD}/assets/dashboard.css`,
   copyScript: `${DASHBOARD}/assets/copy.js`,
 } as const;

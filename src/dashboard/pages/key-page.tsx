@@ -36,6 +36,7 @@ export const KeyPage = (props: {
         <a href={paths.keys}>← All API keys</a>
       </p>
       <Notice text={props.notice} />
+      <ErrorMessage text={props.error} />
       <dl class="summary">
         <dt>Status</dt>
         <dd class={`status status-${status}`}>{status}</dd>
@@ -68,7 +69,6 @@ export const KeyPage = (props: {
       {key.revokedAt ? null : (
         <>
           <h2>Edit</h2>
-          <ErrorMessage text={props.error} />
           <form method="post" action={paths.key(key.id)} aria-describedby={props.error ? "form-error" : undefined}>
             <CsrfField session={session} />
             <div class="field">

@@ -1,9 +1,7 @@
-/**
- * The dashboard's only script, served as a same-origin file (the CSP allows no inline script):
- * reveals the copy buttons beside secrets shown once, and copies on click. Without it the
- * pages work the same; the secrets are in read-only fields to select by hand.
- */
-export const COPY_SCRIPT = `"use strict";
+// The agency dashboard's only script, a same-origin file (the page CSP allows no inline script):
+// reveals the copy buttons beside secrets shown once, and copies on click. The pages work the
+// same without it; the secrets are in read-only fields to select by hand.
+"use strict";
 (function () {
   var status = document.getElementById("copy-status");
   var say = function (text) { if (status) status.textContent = text; };
@@ -22,4 +20,3 @@ export const COPY_SCRIPT = `"use strict";
     })(buttons[i]);
   }
 })();
-`;
