@@ -4,6 +4,7 @@ import { hasAnyScope, type Scope } from "@/lib/auth/scopes";
 import { timingSafeEqual } from "@/lib/crypto";
 import type { Caller } from "@/lib/context";
 import { effectiveLimit } from "@/lib/rate-limits";
+import { LastUsedWriter } from "./last-used";
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -79,6 +80,8 @@ const secondsUntilExpiry = (s: number, windowSeconds: number, now: number) =>
  * from a cached copy of the key's row, so an authenticated request costs one Durable Object
  * round trip plus the handler's own D1 work. An IP's instance also answers the operator token
  * and counts its failures (`admitOperator`).
+ * An admitted request also marks the key used: `last_used_at` is written behind, at most once
+ * a minute (last-used.ts), so it adds no D1 write to the request.
  *
  * Rate limits are a sliding window per bucket (one-second resolution), kept in memory and
  * written behind to the object's storage so a restarted object does not forget. `consume` never awaits, and a
@@ -89,9 +92,11 @@ export class AccessGate extends DurableObject<Env> {
   private readonly logs = new Map<string, [second: number, count: number][]>();
   private key: { state: KeyState | null; loadedAt: number } | undefined;
   private generation = 0;
+  private readonly lastUsed: LastUsedWriter;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.lastUsed = new LastUsedWriter(ctx, env.DB);
     // Load every bucket once, before the first request, so `consume` never has to await.
     void ctx.blockConcurrencyWhile(async () => {
       for (const [name, counts] of await ctx.storage.list<[number, number][]>({ prefix: BUCKET_PREFIX })) {
@@ -113,6 +118,7 @@ export class AccessGate extends DurableObject<Env> {
       agencyId: key.agencyId,
       scopes: key.scopes,
     };
+    this.lastUsed.touch(request.keyId);
     return { outcome: "admitted", caller, decision };
   }
 

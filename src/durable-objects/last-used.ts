@@ -1,0 +1,35 @@
+/** How often a key's `last_used_at` is written at most: the column is up to this stale. */
+export const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+
+/**
+ * A key's `last_used_at`, written behind by its AccessGate: at most one D1 write a minute per
+ * key, however busy the key, and never one on the request's path (the response does not wait
+ * for it). The write only moves the time forward, so a restarted gate racing an old write
+ * cannot set it back.
+ */
+export class LastUsedWriter {
+  private writtenAt = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly ctx: DurableObjectState,
+    private readonly db: D1Database,
+  ) {}
+
+  touch(keyId: string, now = Date.now()): void {
+    if (now - this.writtenAt < LAST_USED_WRITE_INTERVAL_MS) return;
+    this.writtenAt = now;
+    const at = new Date(now).toISOString();
+    const write = this.db
+      .prepare("UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)")
+      .bind(at, keyId)
+      .run()
+      .then(
+        () => undefined,
+        // A lost write is retried by the next request rather than a minute later.
+        () => {
+          if (this.writtenAt === now) this.writtenAt = Number.NEGATIVE_INFINITY;
+        },
+      );
+    this.ctx.waitUntil(write);
+  }
+}
