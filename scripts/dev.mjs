@@ -4,7 +4,8 @@
 //   2. D1 migrations applied to the local database
 //   3. `wrangler dev` started, its output streamed, waited on until it answers
 //   4. a demo agency, team, custom fields, contacts and a `*` key seeded (idempotently)
-//   5. a banner with the URLs, the demo key's fresh secrets and a curl to try
+//   5. a banner with the URLs, the demo key's fresh secrets, a dashboard sign-in link for the
+//      demo owner and a curl to try
 //   6. the every-minute Cron Trigger fired by hand (wrangler dev does not run crons)
 // SIGINT/SIGTERM go to wrangler; we exit with its exit code. PORT overrides 8787.
 import { createServer } from "node:net";
@@ -12,6 +13,7 @@ import { constants } from "node:os";
 import { relative } from "node:path";
 import { DEV_VARS_PATH, ensureDevVars } from "./lib/dev-vars.mjs";
 import { seed } from "./lib/seed.mjs";
+import { DEMO_OWNER_EMAIL } from "./lib/seed-dashboard.mjs";
 import { spawnWrangler } from "./lib/wrangler.mjs";
 
 const HOST = "127.0.0.1";
@@ -72,7 +74,7 @@ async function waitUntilReady(proc) {
   throw new Error(`wrangler dev did not answer on ${BASE_URL} within ${READY_TIMEOUT_MS / 1000}s`);
 }
 
-function banner({ agency, key, notes }, adminTokenPath) {
+function banner({ agency, key, dashboard, notes }, adminTokenPath) {
   const line = "─".repeat(78);
   const b = (s) => `\x1b[1m${s}\x1b[0m`;
   const lines = [
@@ -91,6 +93,14 @@ function banner({ agency, key, notes }, adminTokenPath) {
     `   rotate key      ${key.rotateKey}`,
     "   (fresh secrets on every `npm run dev`: the previous ones no longer work)",
     "",
+    ...(dashboard
+      ? [
+          b(" Agency dashboard") + "   (API keys, webhooks, audit log)",
+          `   sign in as ${DEMO_OWNER_EMAIL}: ${dashboard.url}`,
+          `   (works once, until ${dashboard.expiresAt}; another: npm run admin -- dashboard-link --member ${dashboard.memberUuid})`,
+          "",
+        ]
+      : []),
     b(" Try it"),
     `   curl -s -H "Authorization: Bearer ${key.accessToken}" "${BASE_URL}/api/v2/contacts"`,
     ...notes.flatMap((n) => ["", `   note: ${n}`]),

@@ -4,6 +4,7 @@
 // adds nothing.
 import { errorMessage, requestJson } from "./http.mjs";
 import { seedCalendar } from "./seed-calendar.mjs";
+import { DEMO_OWNER_EMAIL, seedDashboardLink } from "./seed-dashboard.mjs";
 import { seedPathsAndMessages } from "./seed-paths-messages.mjs";
 import { seedOrdersAndUsers } from "./seed-orders-users.mjs";
 import { seedVoice } from "./seed-voice.mjs";
@@ -12,7 +13,7 @@ export const DEMO_AGENCY = { name: "Demo Agency", timezone: "America/New_York" }
 export const DEMO_KEY_NAME = "Demo key";
 
 const MEMBERS = [
-  { name: "Olivia Owner", email: "owner@demo-agency.example", role: "owner" },
+  { name: "Olivia Owner", email: DEMO_OWNER_EMAIL, role: "owner" },
   { name: "Sam Agent", email: "sam@demo-agency.example", role: "agent" },
 ];
 
@@ -157,7 +158,8 @@ export async function seed({ baseUrl, adminToken, log = () => {} }) {
   await seedOrdersAndUsers({ baseUrl, adminToken, agencyUuid: agency.agency_uuid, token: key.accessToken, log, notes });
   await seedCalendar({ baseUrl, adminToken, agencyUuid: agency.agency_uuid, token: key.accessToken, log, notes });
   await seedVoice({ baseUrl, adminToken, agencyUuid: agency.agency_uuid, token: key.accessToken, log, notes });
-  return { agency, key, notes };
+  const dashboard = await seedDashboardLink({ baseUrl, adminToken, token: key.accessToken, log, notes });
+  return { agency, key, dashboard, notes };
 }
 
 async function seedSampleData({ baseUrl, token, log, notes }) {
