@@ -21,7 +21,7 @@ export default tseslint.config(
   },
   js.configs.recommended,
   {
-    files: ["**/*.ts", "**/*.mts", "**/*.cts"],
+    files: ["**/*.ts", "**/*.tsx", "**/*.mts", "**/*.cts"],
     extends: [tseslint.configs.recommended],
   },
   {

@@ -1,6 +1,7 @@
 // The agency dashboard's only script, a same-origin file (the page CSP allows no inline script):
 // reveals the copy buttons beside secrets shown once, and copies on click. The pages work the
 // same without it; the secrets are in read-only fields to select by hand.
+/* global document, navigator */
 "use strict";
 (function () {
   var status = document.getElementById("copy-status");
