@@ -108,6 +108,9 @@ describe("Integrations > Webhooks", () => {
       expect(page.status, action).toBe(404);
       expect(page.html).toContain(NOT_FOUND);
     }
+    const malformed = await submit(session, `${endpointPath("not-a-uuid")}/disable`);
+    expect(malformed.status).toBe(404);
+    expect(malformed.html).toContain(NOT_FOUND);
     const after = await env.DB.prepare("SELECT status, previous_secret FROM webhook_endpoints WHERE id = ?").bind(id).first();
     expect(after).toEqual({ status: "enabled", previous_secret: null });
     const deliveries = await env.DB.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ?").bind(id).first<{ n: number }>();

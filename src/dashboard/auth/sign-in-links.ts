@@ -2,7 +2,7 @@ import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { dashboardLinks, dashboardSessions, members } from "@/db/schema";
 import type { Env } from "@/env";
-import { auditStatement, OPERATOR, type Actor } from "@/lib/audit/audit-log";
+import { auditStatement, OPERATOR } from "@/lib/audit/audit-log";
 import { hashToken } from "@/lib/auth/tokens";
 import { randomSecret } from "@/lib/crypto";
 import { conflict, notFound } from "@/lib/errors";
@@ -29,7 +29,7 @@ export const signInMessages = {
  * Issues a one-time sign-in link for a member who may use the dashboard: 15 minutes, single
  * use, only its hash stored. Returns the URL under `origin` and when it expires.
  */
-export async function issueSignInLink(db: Db, env: HashEnv, memberId: string, origin: string, actor: Actor = OPERATOR) {
+export async function issueSignInLink(db: Db, env: HashEnv, memberId: string, origin: string) {
   const member = await db.select().from(members).where(eq(members.id, memberId.toLowerCase())).get();
   if (!member) throw notFound(signInMessages.memberNotFound);
   if (member.removedAt) throw conflict(signInMessages.memberRemoved);
@@ -51,7 +51,7 @@ export async function issueSignInLink(db: Db, env: HashEnv, memberId: string, or
     }),
     auditStatement(db, {
       agencyId: member.agencyId,
-      actor,
+      actor: OPERATOR,
       action: "dashboard.link_issued",
       targetType: "member",
       targetId: member.id,
@@ -109,6 +109,7 @@ export async function openSignInLink(db: Db, env: HashEnv, token: string): Promi
   ]);
   const created = started[0];
   if (created) {
+    // Its own statement: whose sign-in it is, the batch only tells once it has run.
     await auditStatement(db, {
       agencyId: created.agencyId,
       actor: { type: "member", memberId: created.memberId },

@@ -1,4 +1,4 @@
-import { ApiError } from "@/lib/errors";
+import { ApiError, notFound } from "@/lib/errors";
 
 /**
  * A refusal the member can fix on the form (400: the shared schema's or rule's message; 409: a
@@ -11,5 +11,8 @@ export function formError(error: unknown): { message: string; status: 400 | 409 
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A record id from the URL; anything but a UUID cannot name a record, so it is left to the lookup's 404. */
-export const idParam = (value: string | undefined) => (value && UUID.test(value) ? value.toLowerCase() : "00000000-0000-0000-0000-000000000000");
+/** A record id from the URL: anything but a UUID names no record, so it is the 404 page without a query. */
+export function idParam(value: string | undefined): string {
+  if (!value || !UUID.test(value)) throw notFound("Not found");
+  return value.toLowerCase();
+}
