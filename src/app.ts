@@ -61,7 +61,14 @@ export function buildPartnerApi() {
           "Errors share one envelope: `{ success: false, error, code }`. Rate limits are per key, per method and " +
           "route, announced in `RateLimit-*` headers; a 429 carries `Retry-After`. POSTs accept an `Idempotency-Key`.",
       },
-      servers: [{ url: API_BASE, description: "This server" }],
+      // OWASP API9 (improper inventory): say who each server is for and which environment it is.
+      servers: [
+        {
+          url: API_BASE,
+          description: "The deployment serving this document: production for partners, or a local development server.",
+          "x-internal": false,
+        },
+      ],
       security: [{ [BEARER_SCHEME]: [] }],
       tags: [
         { name: "Authentication", description: "Token renewal." },
