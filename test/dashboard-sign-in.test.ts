@@ -305,7 +305,7 @@ describe("dashboard CSRF protection", () => {
 });
 
 describe("dashboard response headers", () => {
-  it("sends the strict CSP, no-store and no-referrer on pages, redirects and refusals, and no CORS headers", async () => {
+  it("sends the strict CSP, no-store and a same-origin referrer policy on pages, redirects and refusals, and no CORS headers", async () => {
     const session = await signIn();
     const headers = { Origin: "https://app.example.com" };
     const responses = [
@@ -316,14 +316,41 @@ describe("dashboard response headers", () => {
       await browse("GET", `${KEYS_PATH}/${UNKNOWN_UUID}`, { cookie: session.cookie, headers }),
       await browse("OPTIONS", KEYS_PATH, { headers: { ...headers, "Access-Control-Request-Method": "POST" } }),
     ];
-    for (const res of responses) {
+    for (const [i, res] of responses.entries()) {
       expect(res.headers.get("Content-Security-Policy")).toBe(DASHBOARD_CSP);
       expect(res.headers.get("Cache-Control")).toBe("no-store");
-      expect(res.headers.get("Referrer-Policy")).toBe("no-referrer");
+      // The sign-in link's responses send no Referer at all (their URL is the secret).
+      expect(res.headers.get("Referrer-Policy")).toBe(i === 3 ? "no-referrer" : "same-origin");
       expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
       expect([...res.headers.keys()].filter((name) => name.startsWith("access-control-"))).toEqual([]);
     }
     expect(responses[0]!.headers.get("Content-Type")).toBe("text/html; charset=UTF-8");
+  });
+
+  // Found by the browser tests: under `Referrer-Policy: no-referrer` a browser sends `Origin: null`
+  // on a same-origin form post, which the Origin check refuses, so no form of the dashboard worked
+  // in a browser. A page with a form must let its own origin through.
+  it("lets a browser send this origin on every page with a form (same-origin referrer policy), and none from the sign-in link", async () => {
+    const session = await signIn();
+    const created = await submit(session, KEYS_PATH, { name: "policy", scopes: ["contacts"] });
+    expect(created.status).toBe(201);
+    const keyId = /<a href="\/dashboard\/integrations\/api-keys\/([0-9a-f-]{36})">Go to the key<\/a>/.exec(created.html)?.[1];
+    expect(keyId).toBeDefined();
+    const pages = [
+      created,
+      await browse("GET", KEYS_PATH, { cookie: session.cookie }),
+      await browse("GET", `${KEYS_PATH}/${keyId}`, { cookie: session.cookie }),
+      await browse("GET", `${KEYS_PATH}/${keyId}/revoke`, { cookie: session.cookie }),
+      await browse("GET", "/dashboard/integrations/webhooks", { cookie: session.cookie }),
+      await browse("GET", "/dashboard/audit-log", { cookie: session.cookie }),
+    ];
+    for (const page of pages) {
+      expect(page.html).toContain('<form method="post"');
+      expect(page.headers.get("Referrer-Policy")).toBe("same-origin");
+    }
+    const { path } = await issueLink(session.memberUuid);
+    expect((await browse("GET", path)).headers.get("Referrer-Policy")).toBe("no-referrer");
+    expect((await browse("GET", path, { headers: { "Sec-Fetch-Site": "cross-site" } })).headers.get("Referrer-Policy")).toBe("no-referrer");
   });
 
   it("has no inline script or style, no inline event handler, and a label for every control", async () => {
