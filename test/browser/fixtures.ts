@@ -50,6 +50,18 @@ async function recordCspViolations(context: BrowserContext, violations: string[]
   });
 }
 
+/**
+ * The same guards for a context a test opens itself (`browser.newContext(...)`, e.g. one with
+ * JavaScript disabled, where the init script cannot run but the console still reports
+ * violations). Call it before the context opens a page.
+ */
+export async function guardContext(context: BrowserContext): Promise<BrowserGuards> {
+  const guards: BrowserGuards = { externalRequests: [], cspViolations: [] };
+  await refuseExternalRequests(context, guards.externalRequests);
+  await recordCspViolations(context, guards.cspViolations);
+  return guards;
+}
+
 export const test = base.extend<BrowserGuards>({
   externalRequests: [
     async ({ context }, use) => {
