@@ -124,6 +124,20 @@ describe("GET /dashboard/sign-in/{token}", () => {
     expect(await sessionsOf(owner)).toHaveLength(1);
   });
 
+  it("answers HEAD with 200 and no cookie without spending the link (a link checker's probe)", async () => {
+    const { agencyUuid } = await setupAgency();
+    const owner = await createMember(agencyUuid, { role: "owner" });
+    const { path } = await issueLink(owner);
+    const head = await browse("HEAD", path);
+    expect(head.status).toBe(200);
+    expect(head.headers.get("Set-Cookie")).toBeNull();
+    expect(await sessionsOf(owner)).toEqual([]);
+    const opened = await browse("GET", path);
+    expect(opened.status).toBe(303);
+    expect(opened.location).toBe(KEYS_PATH);
+    expect((await browse("GET", KEYS_PATH, { cookie: sessionCookieOf(opened) })).status).toBe(200);
+  });
+
   it("starts exactly one session when the link is opened many times at once", async () => {
     const { agencyUuid } = await setupAgency();
     const owner = await createMember(agencyUuid, { role: "owner" });

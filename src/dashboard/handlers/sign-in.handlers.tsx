@@ -16,6 +16,9 @@ const COOKIE_OPTIONS = { httpOnly: true, secure: true, sameSite: "Strict", path:
 
 /** GET /dashboard/sign-in/:token: spends the link and starts a session. */
 export async function openLink(c: Ctx) {
+  // Hono answers HEAD with the GET handler; a link checker or mail scanner probing the link
+  // with HEAD must not spend it, so HEAD learns nothing and touches no table.
+  if (c.req.method === "HEAD") return c.body(null, 200);
   const token = c.req.param("token") ?? "";
   const result = TOKEN_SHAPE.test(token) ? await openSignInLink(c.var.db, c.env, token) : ({ outcome: "unknown" } as const);
   switch (result.outcome) {
