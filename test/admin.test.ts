@@ -273,6 +273,17 @@ describe("keys", () => {
     expectError(await admin("POST", `/keys/${keyUuid}/regenerate-rotate-key`), 400);
   });
 
+  it("refuses to edit a revoked key with the rotate refusals' 400, changing and recording nothing", async () => {
+    const { agencyUuid, keyUuid } = await setupAgency();
+    expect((await admin("POST", `/keys/${keyUuid}/revoke`)).status).toBe(200);
+    const auditBefore = await env.DB.prepare("SELECT COUNT(*) AS n FROM audit_log WHERE agency_id = ?").bind(agencyUuid).first<{ n: number }>();
+    const before = (await admin("GET", `/agencies/${agencyUuid}/keys`)).body.keys;
+    expectError(await admin("PATCH", `/keys/${keyUuid}`, { name: "revived", scopes: ["fields"] }), 400, "A revoked key cannot be changed", "validation_error");
+    expect((await admin("GET", `/agencies/${agencyUuid}/keys`)).body.keys).toEqual(before);
+    const auditAfter = await env.DB.prepare("SELECT COUNT(*) AS n FROM audit_log WHERE agency_id = ?").bind(agencyUuid).first<{ n: number }>();
+    expect(auditAfter).toEqual(auditBefore);
+  });
+
   it("keeps the first revocation time when a key is revoked twice", async () => {
     const { keyUuid } = await setupAgency();
     const first = await admin("POST", `/keys/${keyUuid}/revoke`);

@@ -174,6 +174,19 @@ describe("Integrations > API keys: changes take effect on the next Partner API r
     expect(regenerate.status).toBe(400);
     expect(regenerate.html).toContain(">A revoked key cannot be changed</p>");
   });
+
+  it("refuses to edit a revoked key with the operator API's message, changing and recording nothing", async () => {
+    const session = await signIn();
+    const { keyId } = await createKeyOnPage(session, "Gone", ["contacts"]);
+    await submit(session, `${keyPath(keyId)}/revoke`);
+    const auditBefore = await auditEntries(session.agencyUuid);
+    const page = await submit(session, keyPath(keyId), { name: "Revived", scopes: ["fields"] });
+    expect(page.status).toBe(400);
+    expect(page.html).toContain('role="alert" id="form-error">A revoked key cannot be changed</p>');
+    const keys = await admin("GET", `/agencies/${session.agencyUuid}/keys`);
+    expect(keys.body.keys.find((k: { key_uuid: string }) => k.key_uuid === keyId)).toMatchObject({ name: "Gone", scopes: ["contacts"] });
+    expect(await auditEntries(session.agencyUuid)).toEqual(auditBefore);
+  });
 });
 
 describe("Integrations > API keys: another agency's key", () => {

@@ -88,6 +88,8 @@ function changesOf(key: ApiKeyRow, patch: UpdateKeyInput) {
 }
 
 export async function updateKey(ctx: KeyActionContext, key: ApiKeyRow, patch: UpdateKeyInput) {
+  // A revoked key stays as it was revoked: its record (name, scopes) is what the audit log refers to.
+  if (key.revokedAt) throw badRequest(keyMessages.revokedChange);
   if (patch.scopes) {
     if (key.kind === "legacy_calendar") throw badRequest(keyMessages.legacyScopes);
     // Otherwise an edit would turn a never-expiring calendar key into a never-expiring key of any scope.
