@@ -99,6 +99,27 @@ describe("Integrations > API keys: changes take effect on the next Partner API r
     expect(page.html).toContain("API key “Edited”");
   });
 
+  it("saves a form sent unchanged without an audit entry, from the dashboard and the operator API", async () => {
+    const session = await signIn();
+    const { keyId, token } = await createKeyOnPage(session, "Steady", ["contacts", "fields"]);
+    const auditBefore = await auditEntries(session.agencyUuid);
+    const saved = await submit(session, keyPath(keyId), { name: "Steady", scopes: ["contacts", "fields"] });
+    expect(saved.status).toBe(303);
+    expect(saved.location).toBe(`${keyPath(keyId)}?notice=saved`);
+    const operator = await admin("PATCH", `/keys/${keyId}`, { name: "Steady", scopes: ["contacts", "fields"] });
+    expect(operator.status).toBe(200);
+    expect(operator.body.key).toMatchObject({ name: "Steady", scopes: ["contacts", "fields"] });
+    expect(await auditEntries(session.agencyUuid)).toEqual(auditBefore);
+    expect((await listContacts(token)).status).toBe(200);
+
+    // A real change is still recorded, with what changed.
+    expect((await submit(session, keyPath(keyId), { name: "Steady", scopes: ["contacts"] })).status).toBe(303);
+    expect((await auditEntries(session.agencyUuid))[0]).toMatchObject({
+      action: "key.updated",
+      detail: { name: "Steady", changes: { scopes: { from: ["contacts", "fields"], to: ["contacts"] } } },
+    });
+  });
+
   it("keeps a never-expiring key calendar-only when its scopes are edited", async () => {
     const session = await signIn();
     const { keyId } = await createKeyOnPage(session, "Voice", ["calendar"], { never_expires: "on" });

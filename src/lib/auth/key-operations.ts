@@ -95,7 +95,10 @@ export async function updateKey(ctx: KeyActionContext, key: ApiKeyRow, patch: Up
     // Otherwise an edit would turn a never-expiring calendar key into a never-expiring key of any scope.
     if (!key.expires && !mayNeverExpire(patch.scopes)) throw badRequest(keyMessages.neverExpiringScopes);
   }
-  const updated = await keys.updateApiKey(ctx.db, ctx.env, key.id, patch, audit(ctx, key.agencyId, "key.updated", { name: patch.name ?? key.name, changes: changesOf(key, patch) }));
+  const changes = changesOf(key, patch);
+  // Saving a form as it was changes nothing: no write, no audit entry, the key's gate left as it is.
+  if (Object.keys(changes).length === 0) return key;
+  const updated = await keys.updateApiKey(ctx.db, ctx.env, key.id, patch, audit(ctx, key.agencyId, "key.updated", { name: patch.name ?? key.name, changes }));
   return updated ?? key;
 }
 
