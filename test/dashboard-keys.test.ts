@@ -53,8 +53,12 @@ describe("Integrations > API keys: create", () => {
     for (const scopes of [["contacts"], ["calendar", "contacts"], ["*"]]) {
       const page = await submit(session, KEYS_PATH, { name: "forever", scopes, never_expires: "on" });
       expect(page.status).toBe(400);
-      expect(page.html).toContain('role="alert" id="form-error">expires: false is only allowed for keys whose only scope is calendar</p>');
-      // The form comes back as it was sent.
+      // In the dashboard's words, beside the box, which comes back unchecked (and shown); the rest as it was sent.
+      expect(page.html).toContain('<p class="error" role="alert" id="never-expires-error">Only calendar-only keys can never expire</p>');
+      expect(page.html).not.toContain("expires: false");
+      expect(page.html).not.toContain('id="form-error"');
+      expect(page.html).toContain('<div class="check never-expires refused">');
+      expect(/<input[^>]*id="never-expires"[^>]*>/.exec(page.html)?.[0]).not.toContain("checked");
       expect(page.html).toContain('value="forever"');
     }
     const { keyId, token } = await createKeyOnPage(session, "Voice line", ["calendar"], { never_expires: "on" });
@@ -62,6 +66,13 @@ describe("Integrations > API keys: create", () => {
     expect(keys.body.keys.find((k: { key_uuid: string }) => k.key_uuid === keyId)).toMatchObject({ scopes: ["calendar"], expires_at: null });
     expect((await api("GET", "/calendar/hours", { token })).status).not.toBe(401);
     expect(keys.body.keys.filter((k: { name: string }) => k.name === "forever")).toEqual([]);
+    // The operator API keeps its own wording of the rule.
+    expectError(
+      await admin("POST", `/agencies/${session.agencyUuid}/keys`, { name: "forever", scopes: ["contacts"], expires: false }),
+      400,
+      "expires: false is only allowed for keys whose only scope is calendar",
+      "validation_error",
+    );
   });
 
   it.each([

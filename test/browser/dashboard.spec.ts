@@ -208,20 +208,30 @@ test.describe("the agency dashboard: API keys", () => {
     }
     for (const box of await page.getByRole("group", { name: "Scopes" }).getByRole("checkbox").all()) await box.uncheck();
 
-    // Ticked, then hidden by another scope: the box is still sent, and the server refuses the
-    // key with the operator API's message above the form (the stylesheet only hides it).
-    await page.getByLabel("Name", { exact: true }).fill("Hidden forever");
+    // Ticked, then another scope: the box stays in sight while it is checked (it would be sent
+    // unseen otherwise), and the server refuses the key: the form comes back with the box
+    // unchecked, still shown, and the dashboard's reason beside it.
+    await page.getByLabel("Name", { exact: true }).fill("Forever and more");
     await scopeBox(page, "calendar").check();
     await neverExpires.check();
     await scopeBox(page, "contacts").check();
-    await expect(neverExpires).toBeHidden();
+    await expect(neverExpires).toBeVisible();
+    await expect(neverExpires).toBeChecked();
     await page.getByRole("button", { name: "Create key" }).click();
-    await expect(page.getByRole("alert")).toHaveText("expires: false is only allowed for keys whose only scope is calendar");
+    await expect(page.getByRole("alert")).toHaveText("Only calendar-only keys can never expire");
+    await expect(neverExpires).toBeVisible();
+    await expect(neverExpires).not.toBeChecked();
+    await expect(neverExpires).toHaveAccessibleDescription(/Only calendar-only keys can never expire/);
     await expect(page.getByText("This agency has no API keys yet.")).toBeVisible();
-    await scopeBox(page, "contacts").uncheck();
+    // On a fresh form, the box ticked then unticked by hand with another scope checked is hidden again.
+    await page.goto(KEYS_PATH);
+    await scopeBox(page, "calendar").check();
+    await neverExpires.check();
+    await scopeBox(page, "contacts").check();
+    await expect(neverExpires).toBeVisible();
     await neverExpires.uncheck();
-    await scopeBox(page, "calendar").uncheck();
-    await page.getByLabel("Name", { exact: true }).fill("");
+    await expect(neverExpires).toBeHidden();
+    await page.goto(KEYS_PATH);
 
     // From the keyboard: Tab to each control, Space toggles a checkbox, Enter submits.
     // Focus back at the top of the page, then only keys.

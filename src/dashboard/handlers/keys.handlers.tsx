@@ -16,6 +16,9 @@ import { formError, idParam } from "./form-errors";
 
 type Ctx = Context<DashboardBindings>;
 
+/** The dashboard's wording of the never-expires rule; the operator API keeps its own message. */
+export const NEVER_EXPIRES_REFUSED = "Only calendar-only keys can never expire";
+
 const notices: Record<string, string> = {
   saved: "Changes saved. The next request made with this key sees them.",
   revoked: "The key was revoked: requests made with its access token now fail with 401.",
@@ -27,7 +30,7 @@ const asMember = (c: Ctx): keyOps.KeyActionContext => ({ db: c.var.db, env: c.en
 /** The agency's key named in the URL; another agency's key is the 404 page. */
 const keyInUrl = (c: Ctx) => keyOps.requireKey(c.var.db, idParam(c.req.param("keyId")), c.var.session.agencyId);
 
-const renderKeys = async (c: Ctx, options: { error?: string; values?: CreateKeyValues; status?: 200 | 400 | 409 } = {}) =>
+const renderKeys = async (c: Ctx, options: { error?: string; neverExpiresError?: string; values?: CreateKeyValues; status?: 200 | 400 | 409 } = {}) =>
   render(
     c,
     <KeysPage
@@ -36,6 +39,7 @@ const renderKeys = async (c: Ctx, options: { error?: string; values?: CreateKeyV
       now={nowIso()}
       notice={notices[c.req.query("notice") ?? ""]}
       error={options.error}
+      neverExpiresError={options.neverExpiresError}
       values={options.values}
     />,
     options.status ?? 200,
@@ -55,6 +59,11 @@ export const listKeys = (c: Ctx) => renderKeys(c);
 export async function createKey(c: Ctx) {
   const form = c.var.form;
   const values: CreateKeyValues = { name: textField(form, "name"), scopes: listField(form, "scopes"), neverExpires: checked(form, "never_expires") };
+  // Checked with other scopes: the form comes back with the box unchecked and the reason beside it
+  // (the shared schema below refuses it too, in the operator API's words).
+  if (values.neverExpires && values.scopes.length > 0 && !keyOps.mayNeverExpire(values.scopes)) {
+    return renderKeys(c, { neverExpiresError: NEVER_EXPIRES_REFUSED, values: { ...values, neverExpires: false }, status: 400 });
+  }
   try {
     // The operator API's own body schema: the same rules ("never expires" only for calendar-only keys) and messages.
     const body = parseWith(CreateKeyBody, { name: values.name, scopes: values.scopes, expires: !values.neverExpires });

@@ -19,6 +19,8 @@ export const KeysPage = (props: {
   now: string;
   notice?: string;
   error?: string;
+  /** The refusal of "never expires" for these scopes, shown beside the (unchecked) box. */
+  neverExpiresError?: string;
   values?: CreateKeyValues;
 }) => {
   const values = props.values ?? { scopes: [], neverExpires: false };
@@ -80,12 +82,24 @@ export const KeysPage = (props: {
           </p>
         </div>
         <ScopeFields idPrefix="create" checked={values.scopes} />
-        <div class="check never-expires">
-          <input type="checkbox" id="never-expires" name="never_expires" value="on" checked={values.neverExpires} aria-describedby="never-expires-hint" />
+        <div class={props.neverExpiresError ? "check never-expires refused" : "check never-expires"}>
+          <input
+            type="checkbox"
+            id="never-expires"
+            name="never_expires"
+            value="on"
+            checked={values.neverExpires}
+            aria-describedby={props.neverExpiresError ? "never-expires-hint never-expires-error" : "never-expires-hint"}
+          />
           <label for="never-expires">Never expires</label>
           <p class="hint" id="never-expires-hint">
             Only for a key whose only scope is <code>calendar</code> (voice and static integrations).
           </p>
+          {props.neverExpiresError ? (
+            <p class="error" role="alert" id="never-expires-error">
+              {props.neverExpiresError}
+            </p>
+          ) : null}
         </div>
         <button type="submit">Create key</button>
       </form>
