@@ -17,6 +17,7 @@ import {
   signIn,
   signInMember,
   submit,
+  TYPED_IN,
 } from "./helpers/dashboard";
 
 const UNKNOWN_UUID = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
@@ -103,7 +104,7 @@ describe("GET /dashboard/sign-in/{token}", () => {
     const { agencyUuid } = await setupAgency();
     const owner = await createMember(agencyUuid, { role: "owner" });
     const { path } = await issueLink(owner);
-    const first = await browse("GET", path);
+    const first = await browse("GET", path, TYPED_IN);
     expect(first.status).toBe(303);
     expect(first.location).toBe(KEYS_PATH);
     const setCookie = first.headers.get("Set-Cookie")!;
@@ -117,7 +118,7 @@ describe("GET /dashboard/sign-in/{token}", () => {
     expect(await sessionsOf(owner)).toEqual([{ secret_hash: await sha256Hex(secret), ended_at: null }]);
     expect((await browse("GET", KEYS_PATH, { cookie: secret })).status).toBe(200);
 
-    const again = await browse("GET", path);
+    const again = await browse("GET", path, TYPED_IN);
     expect(again.status).toBe(410);
     expect(again.html).toContain(messages.linkSpent);
     expect(again.headers.get("Set-Cookie")).toBeNull();
@@ -132,7 +133,7 @@ describe("GET /dashboard/sign-in/{token}", () => {
     expect(head.status).toBe(200);
     expect(head.headers.get("Set-Cookie")).toBeNull();
     expect(await sessionsOf(owner)).toEqual([]);
-    const opened = await browse("GET", path);
+    const opened = await browse("GET", path, TYPED_IN);
     expect(opened.status).toBe(303);
     expect(opened.location).toBe(KEYS_PATH);
     expect((await browse("GET", KEYS_PATH, { cookie: sessionCookieOf(opened) })).status).toBe(200);
@@ -142,7 +143,7 @@ describe("GET /dashboard/sign-in/{token}", () => {
     const { agencyUuid } = await setupAgency();
     const owner = await createMember(agencyUuid, { role: "owner" });
     const { path } = await issueLink(owner);
-    const pages = await Promise.all(Array.from({ length: 8 }, () => browse("GET", path)));
+    const pages = await Promise.all(Array.from({ length: 8 }, () => browse("GET", path, TYPED_IN)));
     expect(pages.map((p) => p.status).sort()).toEqual([303, 410, 410, 410, 410, 410, 410, 410]);
     expect(pages.filter((p) => p.headers.get("Set-Cookie"))).toHaveLength(1);
     expect(await sessionsOf(owner)).toHaveLength(1);
@@ -155,9 +156,9 @@ describe("GET /dashboard/sign-in/{token}", () => {
     const early = await issueLink(owner);
     const late = await issueLink(owner);
     advanceClock(15 * MINUTE - 1);
-    expect((await browse("GET", early.path)).status).toBe(303);
+    expect((await browse("GET", early.path, TYPED_IN)).status).toBe(303);
     advanceClock(1);
-    const expired = await browse("GET", late.path);
+    const expired = await browse("GET", late.path, TYPED_IN);
     expect(expired.status).toBe(410);
     expect(expired.html).toContain(messages.linkSpent);
     expect(await sessionsOf(owner)).toHaveLength(1);
@@ -201,6 +202,21 @@ describe("GET /dashboard/sign-in/{token}", () => {
     expect(page.html).toContain(`<meta http-equiv="refresh" content="0; url=${KEYS_PATH}"/>`);
     expect(page.html).toContain(`<a href="${KEYS_PATH}">Continue to API keys</a>`);
     expect((await browse("GET", KEYS_PATH, { cookie: sessionCookieOf(page) })).status).toBe(200);
+  });
+
+  it("moves on by itself too when the browser sends no Sec-Fetch-Site, and redirects only a same-site or typed-in request", async () => {
+    const { agencyUuid } = await setupAgency();
+    const owner = await createMember(agencyUuid, { role: "owner" });
+    const hop = await browse("GET", (await issueLink(owner)).path);
+    expect(hop.status).toBe(200);
+    expect(hop.location).toBeNull();
+    expect(hop.html).toContain(`<meta http-equiv="refresh" content="0; url=${KEYS_PATH}"/>`);
+    expect((await browse("GET", KEYS_PATH, { cookie: sessionCookieOf(hop) })).status).toBe(200);
+    for (const site of ["same-origin", "same-site", "none"]) {
+      const page = await browse("GET", (await issueLink(owner)).path, { headers: { "Sec-Fetch-Site": site } });
+      expect(page.status, site).toBe(303);
+      expect(page.location).toBe(KEYS_PATH);
+    }
   });
 
   it("records the sign-in in the audit log with the member", async () => {

@@ -80,10 +80,13 @@ export async function signIn(options: { role?: "owner" | "admin"; agency?: TestA
   return { ...agency, memberUuid, memberName, cookie, csrf: csrfOf(keysPage.html) };
 }
 
+/** A link opened as a browser does when it is typed or pasted in (which the 303 answers). */
+export const TYPED_IN = { headers: { "Sec-Fetch-Site": "none" } };
+
 /** Opens a fresh link of the member; returns the session cookie. */
 export async function signInMember(memberUuid: string) {
   const { path } = await issueLink(memberUuid);
-  const opened = await browse("GET", path);
+  const opened = await browse("GET", path, TYPED_IN);
   expect(opened.status, opened.html).toBe(303);
   return sessionCookieOf(opened);
 }

@@ -12,6 +12,9 @@ type Ctx = Context<DashboardBindings>;
 /** Link secrets are 43 base64url characters (`randomSecret`); anything else is no link of ours. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
+/** Sec-Fetch-Site values whose navigation carries a SameSite=Strict cookie through a redirect. */
+const SAME_SITE_FETCH = new Set(["same-origin", "same-site", "none"]);
+
 const COOKIE_OPTIONS = { httpOnly: true, secure: true, sameSite: "Strict", path: "/" } as const;
 
 /** GET /dashboard/sign-in/:token: spends the link and starts a session. */
@@ -35,8 +38,10 @@ export async function openLink(c: Ctx) {
     case "signed_in":
       setCookie(c, SESSION_COOKIE, result.secret, { ...COOKIE_OPTIONS, maxAge: SESSION_TTL_MS / 1000 });
       // Reached from another site (the platform's app, a mail client), a redirect would arrive
-      // without the SameSite=Strict cookie; the page moves on by itself instead.
-      if (c.req.header("Sec-Fetch-Site") === "cross-site") return render(c, <SignedInHop />, 200);
+      // without the SameSite=Strict cookie; the page moves on by itself instead. A browser that
+      // sends no Sec-Fetch-Site cannot be told apart from one on another site, so only a request
+      // known to be same-site or typed in (`none`) gets the redirect.
+      if (!SAME_SITE_FETCH.has(c.req.header("Sec-Fetch-Site") ?? "")) return render(c, <SignedInHop />, 200);
       return c.redirect(paths.keys, 303);
   }
 }
