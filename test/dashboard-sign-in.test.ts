@@ -281,6 +281,27 @@ describe("dashboard sessions", () => {
     expect((await auditEntries(session.agencyUuid))[0]).toMatchObject({ actor_type: "member", actor_id: session.memberUuid, action: "dashboard.signed_out" });
   });
 
+  it("ends the session a browser still holds when it signs in again with a new link", async () => {
+    const session = await signIn();
+    const { path } = await issueLink(session.memberUuid);
+    const opened = await browse("GET", path, { cookie: session.cookie, ...TYPED_IN });
+    expect(opened.status).toBe(303);
+    const fresh = sessionCookieOf(opened);
+    expect(fresh).not.toBe(session.cookie);
+    const old = await browse("GET", KEYS_PATH, { cookie: session.cookie });
+    expect(old.status).toBe(303);
+    expect(old.location).toBe("/dashboard/signed-out");
+    expect((await browse("GET", KEYS_PATH, { cookie: fresh })).status).toBe(200);
+    const stored = await sessionsOf(session.memberUuid);
+    const endedAt = (secret: string) => sha256Hex(secret).then((hash) => stored.find((s) => s.secret_hash === hash)?.ended_at);
+    expect(await endedAt(session.cookie)).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(await endedAt(fresh)).toBeNull();
+    expect((await auditEntries(session.agencyUuid)).slice(0, 2).map((e) => [e.action, e.actor_id])).toEqual([
+      ["dashboard.signed_out", session.memberUuid],
+      ["dashboard.signed_in", session.memberUuid],
+    ]);
+  });
+
   it("keeps one member's sessions apart: signing out of one leaves another open", async () => {
     const session = await signIn();
     const second = await signInMember(session.memberUuid);

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
-import { deleteCookie, setCookie } from "hono/cookie";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { openSignInLink, SESSION_TTL_MS } from "../auth/sign-in-links";
-import { endSession, SESSION_COOKIE } from "../auth/sessions";
+import { endSession, loadSession, SESSION_COOKIE } from "../auth/sessions";
 import type { DashboardBindings } from "../dashboard-env";
 import { render } from "../http/render";
 import { MessagePage, pageMessages, SignedInHop, SignedOutPage } from "../pages/message-page";
@@ -35,7 +35,12 @@ export async function openLink(c: Ctx) {
         <MessagePage title="No access to the dashboard" message={result.removed ? pageMessages.memberRemoved : pageMessages.agentRole} />,
         403,
       );
-    case "signed_in":
+    case "signed_in": {
+      // The cookie is about to be replaced: a session it still holds ends now rather than living
+      // on for its 12 hours, unreachable but valid.
+      const previous = getCookie(c, SESSION_COOKIE);
+      const previousSession = previous && TOKEN_SHAPE.test(previous) ? await loadSession(c.var.db, c.env, previous) : undefined;
+      if (previousSession) await endSession(c.var.db, previousSession);
       setCookie(c, SESSION_COOKIE, result.secret, { ...COOKIE_OPTIONS, maxAge: SESSION_TTL_MS / 1000 });
       // Reached from another site (the platform's app, a mail client), a redirect would arrive
       // without the SameSite=Strict cookie; the page moves on by itself instead. A browser that
@@ -43,6 +48,7 @@ export async function openLink(c: Ctx) {
       // known to be same-site or typed in (`none`) gets the redirect.
       if (!SAME_SITE_FETCH.has(c.req.header("Sec-Fetch-Site") ?? "")) return render(c, <SignedInHop />, 200);
       return c.redirect(paths.keys, 303);
+    }
   }
 }
 
