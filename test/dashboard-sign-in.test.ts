@@ -1,12 +1,15 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
+import { dashboardRouter } from "@/dashboard/dashboard.index";
 import { sha256Hex } from "@/lib/crypto";
 import { admin, api, call, expectError, uniqueIp } from "./helpers/http";
 import { createMember, setupAgency } from "./helpers/factories";
+import { createEndpoint, uniqueReceiver } from "./helpers/webhooks";
 import { advanceClock, restoreClock, setClock } from "./helpers/clock";
 import {
   auditEntries,
   browse,
+  createKeyOnPage,
   csrfOf,
   DASHBOARD_CSP,
   escaped,
@@ -432,5 +435,49 @@ describe("dashboard response headers", () => {
     const page = await browse("GET", "/dashboard/nope", { cookie: session.cookie });
     expect(page.status).toBe(404);
     expect(page.html).toContain("There is nothing here. It may belong to another agency, or it was removed.");
+  });
+});
+
+describe("CSRF refusal on every dashboard form", () => {
+  const forms = (keyId: string, endpointId: string): [string, Record<string, string | string[]>][] => [
+    ["/dashboard/sign-out", {}],
+    [KEYS_PATH, { name: "Sneaky", scopes: ["*"] }],
+    [`${KEYS_PATH}/${keyId}`, { name: "Renamed", scopes: ["*"] }],
+    [`${KEYS_PATH}/${keyId}/revoke`, {}],
+    [`${KEYS_PATH}/${keyId}/rotate-secrets`, {}],
+    [`${KEYS_PATH}/${keyId}/regenerate-rotate-key`, {}],
+    ["/dashboard/integrations/webhooks", { url: uniqueReceiver(), events: ["*"] }],
+    [`/dashboard/integrations/webhooks/${endpointId}/enable`, {}],
+    [`/dashboard/integrations/webhooks/${endpointId}/disable`, {}],
+    [`/dashboard/integrations/webhooks/${endpointId}/test`, {}],
+    [`/dashboard/integrations/webhooks/${endpointId}/rotate-secret`, {}],
+  ];
+
+  it("lists every POST route the dashboard has", () => {
+    const routed = dashboardRouter.routes.filter((r) => r.method === "POST" && !r.path.endsWith("*")).map((r) => r.path.replace(/:(\w+)/g, ":id"));
+    const listed = forms(":id", ":id").map(([path]) => path.replace(/^\/dashboard/, ""));
+    expect(listed.sort()).toEqual([...new Set(routed)].sort());
+  });
+
+  it("refuses each form sent without the CSRF token with 403, changing nothing", async () => {
+    const session = await signIn();
+    const { keyId, token } = await createKeyOnPage(session, "Kept", ["contacts"]);
+    const { endpoint } = await createEndpoint(session.token, { description: "Kept" });
+    const state = async () => ({
+      audit: await auditEntries(session.agencyUuid),
+      keys: (await admin("GET", `/agencies/${session.agencyUuid}/keys`)).body.keys,
+      endpoints: (await api("GET", "/webhook-endpoints", { token: session.token })).body.webhook_endpoints,
+      deliveries: (await api("GET", `/webhook-endpoints/${endpoint.webhook_endpoint_uuid}/deliveries`, { token: session.token })).body,
+      sessions: await sessionsOf(session.memberUuid),
+    });
+    const before = await state();
+    for (const [path, fields] of forms(keyId, endpoint.webhook_endpoint_uuid as string)) {
+      const page = await submit(session, path, fields, { csrf: null });
+      expect(page.status, path).toBe(403);
+      expect(page.html, path).toContain(messages.csrfToken);
+    }
+    expect(await state()).toEqual(before);
+    expect((await api("GET", "/contacts", { token })).status).toBe(200);
+    expect((await browse("GET", KEYS_PATH, { cookie: session.cookie })).status).toBe(200);
   });
 });
