@@ -301,3 +301,29 @@ describe("audit entries of key actions", () => {
     expect(after[0]).toMatchObject({ action: "key.created", detail: { name: "Legacy calendar token" } });
   });
 });
+
+describe("Integrations > API keys: escaping", () => {
+  it("shows a key name with markup as text, escaped, on every page that names it", async () => {
+    const session = await signIn();
+    const name = `<script>alert("x")</script>'&`;
+    const { keyId, page: created } = await createKeyOnPage(session, name, ["contacts"]);
+    const shownEscaped = "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39;&amp;";
+    const pages = [
+      created,
+      await browse("GET", KEYS_PATH, { cookie: session.cookie }),
+      await browse("GET", keyPath(keyId), { cookie: session.cookie }),
+      await browse("GET", `${keyPath(keyId)}/revoke`, { cookie: session.cookie }),
+      await browse("GET", "/dashboard/audit-log", { cookie: session.cookie }),
+    ];
+    for (const page of pages) {
+      expect(page.status).toBeLessThan(300);
+      expect(page.html).toContain(shownEscaped);
+      expect(page.html).not.toContain("<script>");
+    }
+    // Refused and echoed back into the form: still escaped.
+    const refused = await submit(session, KEYS_PATH, { name, scopes: ["nope"] });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain(`value="${escaped(name)}"`);
+    expect(refused.html).not.toContain("<script>");
+  });
+});

@@ -145,3 +145,15 @@ describe("Integrations > Webhooks", () => {
     expect(html).toContain(`<td>API key “test key”</td><td>edited a webhook endpoint</td><td>Webhook endpoint “${url}”</td><td>events: contact.created → *</td>`);
   });
 });
+
+describe("Integrations > Webhooks: escaping", () => {
+  it("shows an endpoint description with markup as text, escaped", async () => {
+    const session = await signIn();
+    const description = `<script>alert("x")</script>'&`;
+    await createEndpoint(session.token, { description });
+    const { status, html } = await browse("GET", WEBHOOKS_PATH, { cookie: session.cookie });
+    expect(status).toBe(200);
+    expect(html).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39;&amp;");
+    expect(html).not.toContain("<script>");
+  });
+});
