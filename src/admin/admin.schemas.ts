@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { keyMessages, mayNeverExpire } from "@/lib/auth/key-operations";
 import { grantedScopeValues } from "@/lib/auth/scopes";
 import { memberRoles, pathEventTypes } from "@/db/schema";
 import { isIanaTimezone } from "@/lib/time";
@@ -31,8 +32,8 @@ export const CreateKeyBody = z
     expires_at: z.iso.datetime({ offset: true }).optional(),
     rate_limit_multiplier: z.number().min(0.01).max(10_000).optional(),
   })
-  .refine((b) => b.expires || (b.scopes.length === 1 && b.scopes[0] === "calendar"), {
-    message: "expires: false is only allowed for keys whose only scope is calendar",
+  .refine((b) => b.expires || mayNeverExpire(b.scopes), {
+    message: keyMessages.neverExpires,
     path: ["expires"],
   })
   .refine((b) => b.expires || b.expires_at === undefined, {

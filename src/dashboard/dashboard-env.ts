@@ -1,4 +1,6 @@
+import type { Context } from "hono";
 import type { Env } from "@/env";
+import type { Actor } from "@/lib/audit/audit-log";
 import type { AppBindings } from "@/lib/context";
 import type { DashboardSession } from "./auth/sessions";
 import type { FormFields } from "./http/form";
@@ -11,3 +13,6 @@ export interface DashboardBindings {
     form: FormFields;
   };
 }
+
+/** The signed-in member, as the actor of a change made from the dashboard (in its audit entry). */
+export const memberActor = (c: Context<DashboardBindings>): Actor => ({ type: "member", memberId: c.var.session.memberId });

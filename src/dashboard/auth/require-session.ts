@@ -2,10 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie } from "hono/cookie";
 import type { DashboardBindings } from "../dashboard-env";
 import { paths } from "../paths";
-import { loadSession, SESSION_COOKIE } from "./sessions";
-
-/** Cookie secrets are 43 base64url characters (`randomSecret`); anything else is not worth a query. */
-const SECRET_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+import { loadSession, SECRET_SHAPE, SESSION_COOKIE, SESSION_COOKIE_OPTIONS } from "./sessions";
 
 /**
  * Every page but sign-in and signed-out: a live session of a member who may still use the
@@ -15,7 +12,7 @@ export const requireSession: MiddlewareHandler<DashboardBindings> = async (c, ne
   const secret = getCookie(c, SESSION_COOKIE);
   const session = secret && SECRET_SHAPE.test(secret) ? await loadSession(c.var.db, c.env, secret) : undefined;
   if (!session) {
-    if (secret !== undefined) deleteCookie(c, SESSION_COOKIE, { path: "/", secure: true, httpOnly: true, sameSite: "Strict" });
+    if (secret !== undefined) deleteCookie(c, SESSION_COOKIE, SESSION_COOKIE_OPTIONS);
     return c.redirect(paths.signedOut, 303);
   }
   c.set("session", session);

@@ -13,6 +13,15 @@ import { DASHBOARD_ROLES } from "./sign-in-links";
  */
 export const SESSION_COOKIE = "__Host-pa_session";
 
+/** The session cookie's attributes, for setting and for dropping it alike. */
+export const SESSION_COOKIE_OPTIONS = { httpOnly: true, secure: true, sameSite: "Strict", path: "/" } as const;
+
+/**
+ * Link and cookie secrets are 43 base64url characters (`randomSecret`); anything else is none of
+ * ours and not worth a query.
+ */
+export const SECRET_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
 /** A signed-in member, as every dashboard page needs it. */
 export interface DashboardSession {
   sessionId: string;

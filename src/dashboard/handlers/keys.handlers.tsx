@@ -5,7 +5,7 @@ import type { ApiKeyRow } from "@/lib/auth/api-keys.repository";
 import * as keyOps from "@/lib/auth/key-operations";
 import { badRequest } from "@/lib/errors";
 import { nowIso } from "@/lib/time";
-import type { DashboardBindings } from "../dashboard-env";
+import { memberActor, type DashboardBindings } from "../dashboard-env";
 import { checked, listField, parseWith, textField } from "../http/form";
 import { render } from "../http/render";
 import { KeyPage, RevokePage } from "../pages/key-page";
@@ -25,7 +25,7 @@ const notices: Record<string, string> = {
 };
 
 /** Key changes from the dashboard go through the operator API's own implementation, recorded as the member's. */
-const asMember = (c: Ctx): keyOps.KeyActionContext => ({ db: c.var.db, env: c.env, actor: { type: "member", memberId: c.var.session.memberId } });
+const asMember = (c: Ctx): keyOps.KeyActionContext => ({ db: c.var.db, env: c.env, actor: memberActor(c) });
 
 /** The agency's key named in the URL; another agency's key is the 404 page. */
 const keyInUrl = (c: Ctx) => keyOps.requireKey(c.var.db, idParam(c.req.param("keyId")), c.var.session.agencyId);

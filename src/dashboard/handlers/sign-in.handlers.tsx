@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { openSignInLink, SESSION_TTL_MS } from "../auth/sign-in-links";
-import { endSession, loadSession, SESSION_COOKIE } from "../auth/sessions";
+import { endSession, loadSession, SECRET_SHAPE, SESSION_COOKIE, SESSION_COOKIE_OPTIONS } from "../auth/sessions";
 import type { DashboardBindings } from "../dashboard-env";
 import { render } from "../http/render";
 import { MessagePage, pageMessages, SignedInHop, SignedOutPage } from "../pages/message-page";
@@ -9,13 +9,8 @@ import { paths } from "../paths";
 
 type Ctx = Context<DashboardBindings>;
 
-/** Link secrets are 43 base64url characters (`randomSecret`); anything else is no link of ours. */
-const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
-
 /** Sec-Fetch-Site values whose navigation carries a SameSite=Strict cookie through a redirect. */
 const SAME_SITE_FETCH = new Set(["same-origin", "same-site", "none"]);
-
-const COOKIE_OPTIONS = { httpOnly: true, secure: true, sameSite: "Strict", path: "/" } as const;
 
 /** GET /dashboard/sign-in/:token: spends the link and starts a session. */
 export async function openLink(c: Ctx) {
@@ -23,7 +18,7 @@ export async function openLink(c: Ctx) {
   // with HEAD must not spend it, so HEAD learns nothing and touches no table.
   if (c.req.method === "HEAD") return c.body(null, 200);
   const token = c.req.param("token") ?? "";
-  const result = TOKEN_SHAPE.test(token) ? await openSignInLink(c.var.db, c.env, token) : ({ outcome: "unknown" } as const);
+  const result = SECRET_SHAPE.test(token) ? await openSignInLink(c.var.db, c.env, token) : ({ outcome: "unknown" } as const);
   switch (result.outcome) {
     case "unknown":
       return render(c, <MessagePage title="Sign-in link not valid" message={pageMessages.linkUnknown} />, 404);
@@ -39,9 +34,9 @@ export async function openLink(c: Ctx) {
       // The cookie is about to be replaced: a session it still holds ends now rather than living
       // on for its 12 hours, unreachable but valid.
       const previous = getCookie(c, SESSION_COOKIE);
-      const previousSession = previous && TOKEN_SHAPE.test(previous) ? await loadSession(c.var.db, c.env, previous) : undefined;
+      const previousSession = previous && SECRET_SHAPE.test(previous) ? await loadSession(c.var.db, c.env, previous) : undefined;
       if (previousSession) await endSession(c.var.db, previousSession);
-      setCookie(c, SESSION_COOKIE, result.secret, { ...COOKIE_OPTIONS, maxAge: SESSION_TTL_MS / 1000 });
+      setCookie(c, SESSION_COOKIE, result.secret, { ...SESSION_COOKIE_OPTIONS, maxAge: SESSION_TTL_MS / 1000 });
       // Reached from another site (the platform's app, a mail client), a redirect would arrive
       // without the SameSite=Strict cookie; the page moves on by itself instead. A browser that
       // sends no Sec-Fetch-Site cannot be told apart from one on another site, so only a request
@@ -59,6 +54,6 @@ export const home = (c: Ctx) => c.redirect(paths.keys, 303);
 /** POST /dashboard/sign-out: the session ends at once and the cookie is dropped. */
 export async function signOut(c: Ctx) {
   await endSession(c.var.db, c.var.session);
-  deleteCookie(c, SESSION_COOKIE, COOKIE_OPTIONS);
+  deleteCookie(c, SESSION_COOKIE, SESSION_COOKIE_OPTIONS);
   return c.redirect(paths.signedOut, 303);
 }

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import * as ops from "@/routes/webhook-endpoints/webhook-endpoint-operations";
 import { listAttempts, listEndpoints } from "@/routes/webhook-endpoints/webhook-endpoints.repository";
 import { CreateEndpointBody, MAX_ENDPOINTS_PER_AGENCY } from "@/routes/webhook-endpoints/webhook-endpoints.schemas";
-import type { DashboardBindings } from "../dashboard-env";
+import { memberActor, type DashboardBindings } from "../dashboard-env";
 import { listField, parseWith, textField } from "../http/form";
 import { render } from "../http/render";
 import { SecretsPage } from "../pages/secrets-page";
@@ -22,7 +22,7 @@ const notices: Record<string, string> = {
 };
 
 /** Endpoint changes from the dashboard go through the Partner API's own implementation, recorded as the member's. */
-const asMember = (c: Ctx): ops.EndpointActionContext => ({ db: c.var.db, env: c.env, actor: { type: "member", memberId: c.var.session.memberId } });
+const asMember = (c: Ctx): ops.EndpointActionContext => ({ db: c.var.db, env: c.env, actor: memberActor(c) });
 
 const endpointInUrl = (c: Ctx) => idParam(c.req.param("endpointId"));
 
