@@ -12,7 +12,7 @@ import { KeyPage, RevokePage } from "../pages/key-page";
 import { KeysPage, type CreateKeyValues } from "../pages/keys-page";
 import { SecretsPage } from "../pages/secrets-page";
 import { paths } from "../paths";
-import { formError, idParam } from "./form-errors";
+import { idParam, orFormError } from "./form-errors";
 
 type Ctx = Context<DashboardBindings>;
 
@@ -64,31 +64,30 @@ export async function createKey(c: Ctx) {
   if (values.neverExpires && values.scopes.length > 0 && !keyOps.mayNeverExpire(values.scopes)) {
     return renderKeys(c, { neverExpiresError: NEVER_EXPIRES_REFUSED, values: { ...values, neverExpires: false }, status: 400 });
   }
-  try {
-    // The operator API's own body schema: the same rules ("never expires" only for calendar-only keys) and messages.
-    const body = parseWith(CreateKeyBody, { name: values.name, scopes: values.scopes, expires: !values.neverExpires });
-    const created = await keyOps.createKey(asMember(c), c.var.session.agencyId, { name: body.name, scopes: body.scopes, expires: body.expires });
-    return render(
-      c,
-      <SecretsPage
-        session={c.var.session}
-        section="keys"
-        title={`Key “${created.key.name}” created`}
-        intro={`The key holds: ${created.key.scopes.join(", ")}.`}
-        secrets={[
-          { id: "access-token", label: "Access token", value: created.accessToken, hint: "Send it as Authorization: Bearer <token> on every request." },
-          { id: "rotate-key", label: "Rotate key", value: created.rotateKey, hint: "Used once, with the access token, to renew it (POST /api/v2/auth/token/renew)." },
-        ]}
-        expiresAt={created.key.expiresAt}
-        back={{ href: paths.key(created.key.id), label: "Go to the key" }}
-      />,
-      201,
-    );
-  } catch (error) {
-    const refused = formError(error);
-    if (!refused) throw error;
-    return renderKeys(c, { error: refused.message, values, status: refused.status });
-  }
+  return orFormError(
+    async () => {
+      // The operator API's own body schema: the same rules ("never expires" only for calendar-only keys) and messages.
+      const body = parseWith(CreateKeyBody, { name: values.name, scopes: values.scopes, expires: !values.neverExpires });
+      const created = await keyOps.createKey(asMember(c), c.var.session.agencyId, { name: body.name, scopes: body.scopes, expires: body.expires });
+      return render(
+        c,
+        <SecretsPage
+          session={c.var.session}
+          section="keys"
+          title={`Key “${created.key.name}” created`}
+          intro={`The key holds: ${created.key.scopes.join(", ")}.`}
+          secrets={[
+            { id: "access-token", label: "Access token", value: created.accessToken, hint: "Send it as Authorization: Bearer <token> on every request." },
+            { id: "rotate-key", label: "Rotate key", value: created.rotateKey, hint: "Used once, with the access token, to renew it (POST /api/v2/auth/token/renew)." },
+          ]}
+          expiresAt={created.key.expiresAt}
+          back={{ href: paths.key(created.key.id), label: "Go to the key" }}
+        />,
+        201,
+      );
+    },
+    (refused) => renderKeys(c, { error: refused.message, values, status: refused.status }),
+  );
 }
 
 export async function showKey(c: Ctx) {
@@ -100,18 +99,17 @@ export async function editKey(c: Ctx) {
   const key = await keyInUrl(c);
   const form = c.var.form;
   const values = { name: textField(form, "name"), scopes: listField(form, "scopes") };
-  try {
-    // A legacy token's scopes are fixed (its form has no checkboxes); a standard key's list is always sent.
-    // The form always sends a name; blank is a mistake, not "keep the old one".
-    if (values.name === undefined) throw badRequest("name is required");
-    const body = parseWith(UpdateKeyBody, { name: values.name, scopes: key.kind === "standard" ? values.scopes : undefined });
-    await keyOps.updateKey(asMember(c), key, { name: body.name, scopes: body.scopes });
-    return c.redirect(`${paths.key(key.id)}?notice=saved`, 303);
-  } catch (error) {
-    const refused = formError(error);
-    if (!refused) throw error;
-    return renderKey(c, key, { error: refused.message, values, status: refused.status });
-  }
+  return orFormError(
+    async () => {
+      // A legacy token's scopes are fixed (its form has no checkboxes); a standard key's list is always sent.
+      // The form always sends a name; blank is a mistake, not "keep the old one".
+      if (values.name === undefined) throw badRequest("name is required");
+      const body = parseWith(UpdateKeyBody, { name: values.name, scopes: key.kind === "standard" ? values.scopes : undefined });
+      await keyOps.updateKey(asMember(c), key, { name: body.name, scopes: body.scopes });
+      return c.redirect(`${paths.key(key.id)}?notice=saved`, 303);
+    },
+    (refused) => renderKey(c, key, { error: refused.message, values, status: refused.status }),
+  );
 }
 
 export async function confirmRevoke(c: Ctx) {
@@ -128,48 +126,46 @@ export async function revokeKey(c: Ctx) {
 
 export async function rotateSecrets(c: Ctx) {
   const key = await keyInUrl(c);
-  try {
-    const secrets = await keyOps.rotateSecrets(asMember(c), key);
-    return render(
-      c,
-      <SecretsPage
-        session={c.var.session}
-        section="keys"
-        title={`New secrets for “${key.name}”`}
-        intro="Both secrets were replaced: the previous access token and rotate key no longer work."
-        secrets={[
-          { id: "access-token", label: "Access token", value: secrets.accessToken },
-          { id: "rotate-key", label: "Rotate key", value: secrets.rotateKey },
-        ]}
-        expiresAt={secrets.expiresAt}
-        back={{ href: paths.key(key.id), label: "Back to the key" }}
-      />,
-    );
-  } catch (error) {
-    const refused = formError(error);
-    if (!refused) throw error;
-    return renderKey(c, key, { error: refused.message, status: refused.status });
-  }
+  return orFormError(
+    async () => {
+      const secrets = await keyOps.rotateSecrets(asMember(c), key);
+      return render(
+        c,
+        <SecretsPage
+          session={c.var.session}
+          section="keys"
+          title={`New secrets for “${key.name}”`}
+          intro="Both secrets were replaced: the previous access token and rotate key no longer work."
+          secrets={[
+            { id: "access-token", label: "Access token", value: secrets.accessToken },
+            { id: "rotate-key", label: "Rotate key", value: secrets.rotateKey },
+          ]}
+          expiresAt={secrets.expiresAt}
+          back={{ href: paths.key(key.id), label: "Back to the key" }}
+        />,
+      );
+    },
+    (refused) => renderKey(c, key, { error: refused.message, status: refused.status }),
+  );
 }
 
 export async function regenerateRotateKey(c: Ctx) {
   const key = await keyInUrl(c);
-  try {
-    const { rotateKey } = await keyOps.regenerateRotateKey(asMember(c), key);
-    return render(
-      c,
-      <SecretsPage
-        session={c.var.session}
-        section="keys"
-        title={`New rotate key for “${key.name}”`}
-        intro="The rotate key was replaced: the previous one no longer renews. The access token keeps working."
-        secrets={[{ id: "rotate-key", label: "Rotate key", value: rotateKey }]}
-        back={{ href: paths.key(key.id), label: "Back to the key" }}
-      />,
-    );
-  } catch (error) {
-    const refused = formError(error);
-    if (!refused) throw error;
-    return renderKey(c, key, { error: refused.message, status: refused.status });
-  }
+  return orFormError(
+    async () => {
+      const { rotateKey } = await keyOps.regenerateRotateKey(asMember(c), key);
+      return render(
+        c,
+        <SecretsPage
+          session={c.var.session}
+          section="keys"
+          title={`New rotate key for “${key.name}”`}
+          intro="The rotate key was replaced: the previous one no longer renews. The access token keeps working."
+          secrets={[{ id: "rotate-key", label: "Rotate key", value: rotateKey }]}
+          back={{ href: paths.key(key.id), label: "Back to the key" }}
+        />,
+      );
+    },
+    (refused) => renderKey(c, key, { error: refused.message, status: refused.status }),
+  );
 }

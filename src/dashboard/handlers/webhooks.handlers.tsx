@@ -8,7 +8,7 @@ import { render } from "../http/render";
 import { SecretsPage } from "../pages/secrets-page";
 import { WebhooksPage, type CreateEndpointValues } from "../pages/webhooks-page";
 import { paths } from "../paths";
-import { formError, idParam } from "./form-errors";
+import { idParam, orFormError } from "./form-errors";
 
 type Ctx = Context<DashboardBindings>;
 
@@ -54,27 +54,26 @@ export const listWebhooks = (c: Ctx) => renderWebhooks(c);
 export async function createWebhook(c: Ctx) {
   const form = c.var.form;
   const values: CreateEndpointValues = { url: textField(form, "url"), events: listField(form, "events"), description: textField(form, "description") };
-  try {
-    // The Partner API's own body schema and rules (URL rules, endpoint limit), with its messages.
-    const body = parseWith(CreateEndpointBody, values);
-    const endpoint = await ops.createEndpoint(asMember(c), c.var.session.agencyId, body);
-    return render(
-      c,
-      <SecretsPage
-        session={c.var.session}
-        section="webhooks"
-        title="Endpoint added"
-        intro={`Events are now delivered to ${endpoint.url}.`}
-        secrets={[{ id: "webhook-secret", label: "Signing secret", value: endpoint.secret, hint: "Verify each delivery's signature with it (Standard Webhooks)." }]}
-        back={{ href: paths.webhooks, label: "Back to webhooks" }}
-      />,
-      201,
-    );
-  } catch (error) {
-    const refused = formError(error);
-    if (!refused) throw error;
-    return renderWebhooks(c, { error: refused.message, values, status: refused.status });
-  }
+  return orFormError(
+    async () => {
+      // The Partner API's own body schema and rules (URL rules, endpoint limit), with its messages.
+      const body = parseWith(CreateEndpointBody, values);
+      const endpoint = await ops.createEndpoint(asMember(c), c.var.session.agencyId, body);
+      return render(
+        c,
+        <SecretsPage
+          session={c.var.session}
+          section="webhooks"
+          title="Endpoint added"
+          intro={`Events are now delivered to ${endpoint.url}.`}
+          secrets={[{ id: "webhook-secret", label: "Signing secret", value: endpoint.secret, hint: "Verify each delivery's signature with it (Standard Webhooks)." }]}
+          back={{ href: paths.webhooks, label: "Back to webhooks" }}
+        />,
+        201,
+      );
+    },
+    (refused) => renderWebhooks(c, { error: refused.message, values, status: refused.status }),
+  );
 }
 
 const setStatus = (status: "enabled" | "disabled") => async (c: Ctx) => {
