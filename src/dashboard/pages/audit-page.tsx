@@ -1,7 +1,7 @@
 import type { AuditListRow } from "@/lib/audit/audit-log";
 import type { DashboardSession } from "../auth/sessions";
 import { paths } from "../paths";
-import { Instant } from "./components";
+import { Instant, RecordTable } from "./components";
 import { Layout } from "./layout";
 
 const ACTION_TEXT: Record<string, string> = {
@@ -49,35 +49,23 @@ const changesText = (row: AuditListRow) => {
 export const AuditPage = (props: { session: DashboardSession; rows: AuditListRow[]; page: number; hasMore: boolean }) => (
   <Layout title="Audit log" session={props.session} section="audit">
     <p>Changes to API keys and webhook endpoints, from this dashboard, the Partner API and the platform operator, and dashboard sign-ins.</p>
-    {props.rows.length === 0 ? (
-      <p>Nothing recorded yet.</p>
-    ) : (
-      <table>
-        <caption>Audit log, newest first{props.page > 1 ? `, page ${props.page}` : ""}</caption>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Who</th>
-            <th scope="col">Action</th>
-            <th scope="col">Target</th>
-            <th scope="col">Changes</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.rows.map((row) => (
-            <tr data-action={row.action}>
-              <td>
-                <Instant at={row.createdAt} />
-              </td>
-              <td>{actorText(row)}</td>
-              <td>{ACTION_TEXT[row.action] ?? row.action}</td>
-              <td>{targetText(row)}</td>
-              <td>{changesText(row)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    )}
+    <RecordTable
+      caption={`Audit log, newest first${props.page > 1 ? `, page ${props.page}` : ""}`}
+      columns={["When", "Who", "Action", "Target", "Changes"]}
+      rows={props.rows}
+      empty="Nothing recorded yet."
+      row={(row) => (
+        <tr data-action={row.action}>
+          <td>
+            <Instant at={row.createdAt} />
+          </td>
+          <td>{actorText(row)}</td>
+          <td>{ACTION_TEXT[row.action] ?? row.action}</td>
+          <td>{targetText(row)}</td>
+          <td>{changesText(row)}</td>
+        </tr>
+      )}
+    />
     <nav aria-label="Audit log pages">
       {props.page > 1 ? <a href={`${paths.auditLog}?page=${props.page - 1}`}>Newer entries</a> : null}{" "}
       {props.hasMore ? <a href={`${paths.auditLog}?page=${props.page + 1}`}>Older entries</a> : null}

@@ -54,3 +54,24 @@ export const ActionForm = (props: { action: string; session: DashboardSession; l
     </button>
   </form>
 );
+
+/**
+ * Records as a table with a caption and a header per column, or the `empty` sentence when there
+ * are none: one accessible structure for every list in the dashboard.
+ */
+export const RecordTable = <T,>(props: { caption: Child; columns: string[]; rows: T[]; empty: string; row: (record: T) => Child }) =>
+  props.rows.length === 0 ? (
+    <p>{props.empty}</p>
+  ) : (
+    <table>
+      <caption>{props.caption}</caption>
+      <thead>
+        <tr>
+          {props.columns.map((column) => (
+            <th scope="col">{column}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{props.rows.map(props.row)}</tbody>
+    </table>
+  );

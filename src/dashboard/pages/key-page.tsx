@@ -1,7 +1,7 @@
 import type { ApiKeyRow } from "@/lib/auth/api-keys.repository";
 import type { DashboardSession } from "../auth/sessions";
 import { paths } from "../paths";
-import { ActionForm, CsrfField, ErrorMessage, Instant, Notice } from "./components";
+import { ActionForm, CsrfField, ErrorMessage, Instant, Notice, RecordTable } from "./components";
 import { keyStatus } from "./key-status";
 import { Layout } from "./layout";
 import { ScopeFields } from "./scope-fields";
@@ -122,31 +122,21 @@ export const KeyPage = (props: {
       )}
 
       <h2>Security events</h2>
-      {props.events.length === 0 ? (
-        <p>No security events for this key.</p>
-      ) : (
-        <table>
-          <caption>Security events, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">What</th>
-              <th scope="col">From IP</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.events.map((event) => (
-              <tr>
-                <td>
-                  <Instant at={event.createdAt} />
-                </td>
-                <td>{EVENT_TEXT[event.type] ?? event.type}</td>
-                <td>{event.ip ?? "unknown"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <RecordTable
+        caption="Security events, newest first"
+        columns={["When", "What", "From IP"]}
+        rows={props.events}
+        empty="No security events for this key."
+        row={(event) => (
+          <tr>
+            <td>
+              <Instant at={event.createdAt} />
+            </td>
+            <td>{EVENT_TEXT[event.type] ?? event.type}</td>
+            <td>{event.ip ?? "unknown"}</td>
+          </tr>
+        )}
+      />
     </Layout>
   );
 };

@@ -1,7 +1,7 @@
 import type { ApiKeyRow } from "@/lib/auth/api-keys.repository";
 import type { DashboardSession } from "../auth/sessions";
 import { paths } from "../paths";
-import { CsrfField, ErrorMessage, Instant, Notice } from "./components";
+import { CsrfField, ErrorMessage, Instant, Notice, RecordTable } from "./components";
 import { keyStatus } from "./key-status";
 import { Layout } from "./layout";
 import { ScopeFields } from "./scope-fields";
@@ -32,43 +32,30 @@ export const KeysPage = (props: {
         expires 30 days after it is created or renewed, except for keys whose only scope is <code>calendar</code>, which may
         never expire.
       </p>
-      {props.keys.length === 0 ? (
-        <p>This agency has no API keys yet.</p>
-      ) : (
-        <table>
-          <caption>API keys, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Created</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.keys.map((key) => (
-              <tr data-key={key.id}>
-                <th scope="row">
-                  <a href={paths.key(key.id)}>{key.name}</a>
-                </th>
-                <td>{key.scopes.join(", ")}</td>
-                <td>
-                  <Instant at={key.createdAt} />
-                </td>
-                <td>
-                  <Instant at={key.expiresAt} />
-                </td>
-                <td>
-                  <Instant at={key.lastUsedAt} />
-                </td>
-                <td class={`status status-${keyStatus(key, props.now)}`}>{keyStatus(key, props.now)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <RecordTable
+        caption="API keys, newest first"
+        columns={["Name", "Scopes", "Created", "Expires", "Last used", "Status"]}
+        rows={props.keys}
+        empty="This agency has no API keys yet."
+        row={(key) => (
+          <tr data-key={key.id}>
+            <th scope="row">
+              <a href={paths.key(key.id)}>{key.name}</a>
+            </th>
+            <td>{key.scopes.join(", ")}</td>
+            <td>
+              <Instant at={key.createdAt} />
+            </td>
+            <td>
+              <Instant at={key.expiresAt} />
+            </td>
+            <td>
+              <Instant at={key.lastUsedAt} />
+            </td>
+            <td class={`status status-${keyStatus(key, props.now)}`}>{keyStatus(key, props.now)}</td>
+          </tr>
+        )}
+      />
 
       <h2 id="create">Create a key</h2>
       <ErrorMessage text={props.error} />

@@ -3,7 +3,7 @@ import { subscribableTypes } from "@/routes/webhook-endpoints/webhook-endpoints.
 import type { webhookAttempts } from "@/db/schema";
 import type { DashboardSession } from "../auth/sessions";
 import { paths } from "../paths";
-import { ActionForm, CsrfField, ErrorMessage, Instant, Notice } from "./components";
+import { ActionForm, CsrfField, ErrorMessage, Instant, Notice, RecordTable } from "./components";
 import { Layout } from "./layout";
 
 type Attempt = typeof webhookAttempts.$inferSelect;
@@ -56,37 +56,25 @@ const Endpoint = (props: { view: EndpointView; session: DashboardSession }) => {
         <ActionForm action={`${base}/test`} session={props.session} label="Send test event" />
         <ActionForm action={`${base}/rotate-secret`} session={props.session} label="Rotate secret" />
       </div>
-      {attempts.length === 0 ? (
-        <p>No deliveries yet.</p>
-      ) : (
-        <table>
-          <caption>Recent deliveries to {endpoint.url}, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Event</th>
-              <th scope="col">Attempt</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Time taken</th>
-            </tr>
-          </thead>
-          <tbody>
-            {attempts.map((a) => (
-              <tr>
-                <td>
-                  <Instant at={a.attemptedAt} />
-                </td>
-                <td>
-                  <code>{a.eventType}</code>
-                </td>
-                <td>{a.attempt}</td>
-                <td>{attemptOutcome(a)}</td>
-                <td>{a.durationMs} ms</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <RecordTable
+        caption={<>Recent deliveries to {endpoint.url}, newest first</>}
+        columns={["When", "Event", "Attempt", "Outcome", "Time taken"]}
+        rows={attempts}
+        empty="No deliveries yet."
+        row={(a) => (
+          <tr>
+            <td>
+              <Instant at={a.attemptedAt} />
+            </td>
+            <td>
+              <code>{a.eventType}</code>
+            </td>
+            <td>{a.attempt}</td>
+            <td>{attemptOutcome(a)}</td>
+            <td>{a.durationMs} ms</td>
+          </tr>
+        )}
+      />
     </section>
   );
 };
