@@ -26,6 +26,8 @@ export default defineConfig(async () => {
                   VOICE_PROVIDER: "simulated",
                   SIMULATED_CALL_SPEED: "1",
                   TOKEN_PEPPER: "",
+                  // `npm run dev` writes "true" into .dev.vars; the tests assume production's rule.
+                  ALLOW_LOOPBACK_WEBHOOKS: "false",
                 },
               },
             }),
