@@ -1,56 +1,86 @@
 #!/usr/bin/env node
 // `npm run bench`: the Worker under wrangler (workerd) on loopback, seeded with one agency
-// of 1,000 and one of 100,000 contacts, driven by autocannon. Prints a table and writes
-// .bench/results.json. Budgets are checked and reported; the exit code is 0 either way
-// unless the run itself failed (speed is a measurement, not a test).
+// of 1,000 and one of 100,000 contacts, driven by autocannon. Also measures, side by side,
+// a hand-written reference Worker doing the same storage work as `GET /contacts`
+// (scripts/bench/reference/), and, with BENCH_BASELINE=<checkout>, every scenario against
+// another checkout of this project (before/after). Prints the tables and budgets and writes
+// .bench/results.json. The exit code is 0 whatever the budgets say, unless the run itself
+// failed (speed is a measurement, not a test).
 import { execFileSync } from "node:child_process";
 import { createServer } from "node:http";
 import { performance } from "node:perf_hooks";
-import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
-import autocannon from "autocannon";
-import { findD1File, seedBenchmark } from "./bench/seed.mjs";
+import { alternate, measure, metrics } from "./bench/measure.mjs";
+import { SEARCH, seedBenchmark } from "./bench/seed.mjs";
+import { Target, baselineConfig, compatibilityDate } from "./bench/servers.mjs";
 import { ROOT, readDevVars } from "./lib/dev-vars.mjs";
-import { nodeBinary, spawnWrangler, wranglerEnv } from "./lib/wrangler.mjs";
 
 const PORT = Number(process.env.BENCH_PORT || 8799);
-const BASE = `http://127.0.0.1:${PORT}`;
+const RECEIVER_PORT = PORT + 1;
+const REFERENCE_PORT = PORT + 2;
+const BASELINE_PORT = PORT + 3;
 const OUT = join(ROOT, ".bench");
-const STATE = join(OUT, "state");
 const DURATION = Number(process.env.BENCH_SECONDS || 8);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS || 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 10);
+/** Side-by-side comparisons: rounds (at least 3), and each run's measured and warm-up seconds. */
+const ROUNDS = Math.max(3, Number(process.env.BENCH_ROUNDS || 3));
+const AB_SECONDS = Number(process.env.BENCH_AB_SECONDS || 4);
+const AB_WARMUP = Number(process.env.BENCH_AB_WARMUP_SECONDS || 1);
+const BASELINE = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE) : null;
+const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS || 500);
 const SIZES = [1_000, 100_000];
+const REFERENCE_SIZE = 1_000;
+const LIST = "GET /contacts?limit=20";
+const BY_NAME = `GET /contacts?q=${SEARCH.last}&limit=20`;
+const BY_TAG = `GET /contacts?tag=${SEARCH.tag}&limit=20`;
 
-const log = (line) => console.log(`\x1b[35m[bench]\x1b[0m ${line}`);
-const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
-const wrangler = (args) => execFileSync(nodeBinary(), [WRANGLER, ...args], { cwd: ROOT, env: wranglerEnv({ CI: "true" }), stdio: "pipe" });
-
-async function waitForServer() {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`${BASE}/health`)).ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error("wrangler dev did not answer /health within 120 s");
-}
+const started = Date.now();
+const log = (line) => console.log(`\x1b[35m[bench ${Math.round((Date.now() - started) / 1000)}s]\x1b[0m ${line}`);
+const thousands = (n) => n.toLocaleString("en-US");
 
 function nyDate(offsetDays) {
   return new Date(Date.now() + offsetDays * 86_400_000).toLocaleDateString("en-CA", { timeZone: "America/New_York" });
 }
 
-/** The scenarios, for one agency. `body` may be a function of the request number. */
+/** A page of `limit` contacts of `total`, each passing `each`. */
+const page = (total, limit, each, what) => (body) => {
+  if (!Array.isArray(body?.contacts)) return `no contacts in the answer: ${JSON.stringify(body).slice(0, 200)}`;
+  if (body.contacts.length !== limit) return `expected a page of ${limit} contacts, got ${body.contacts.length}`;
+  if (total !== null && body.pagination?.total !== total) return `expected pagination.total ${total}, got ${body.pagination?.total}`;
+  const wrong = body.contacts.find((c) => !each(c));
+  return wrong ? `a listed contact is not ${what}: ${JSON.stringify(wrong).slice(0, 200)}` : undefined;
+};
+
+/**
+ * The scenarios, for one agency, in the order they run: the reads that the writes would
+ * disturb (a growing table) first. `body` may be a function of the request number; `read`
+ * scenarios are measured at every size, the others against the small agency only.
+ */
 function scenarios(agency) {
   const auth = { Authorization: `Bearer ${agency.token}` };
   let n = 0;
   const unique = () => `${Date.now().toString(36)}-${(n++).toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
   return [
-    { name: "GET /contacts?limit=20", method: "GET", path: "/api/v2/contacts?limit=20", headers: auth, read: true },
+    { name: LIST, method: "GET", path: "/api/v2/contacts?limit=20", headers: auth, read: true, check: page(null, 20, () => true, "") },
+    {
+      name: BY_NAME,
+      method: "GET",
+      path: `/api/v2/contacts?q=${SEARCH.last}&limit=20`,
+      headers: auth,
+      read: true,
+      check: page(SEARCH.count, 20, (c) => c.last_name === SEARCH.last, `named ${SEARCH.last}`),
+    },
+    {
+      name: BY_TAG,
+      method: "GET",
+      path: `/api/v2/contacts?tag=${SEARCH.tag}&limit=20`,
+      headers: auth,
+      read: true,
+      check: page(SEARCH.count, 20, (c) => c.tags.includes(SEARCH.tag), `tagged ${SEARCH.tag}`),
+    },
     { name: "GET /contacts/{contact_uuid}", method: "GET", path: `/api/v2/contacts/${agency.contactId}`, headers: auth, read: true },
     {
       name: "POST /contacts",
@@ -77,50 +107,66 @@ function scenarios(agency) {
   ];
 }
 
-function load(scenario, duration) {
-  return new Promise((resolve, reject) => {
-    const request = { method: scenario.method, path: scenario.path, headers: scenario.headers };
-    if (scenario.body) request.setupRequest = (req) => ({ ...req, body: scenario.body() });
-    autocannon(
-      { url: BASE, connections: CONNECTIONS, duration, requests: [request], timeout: 30 },
-      (error, result) => (error ? reject(error) : resolve(result)),
-    );
-  });
+const FLOOR = { name: "GET /health", method: "GET", path: "/health", headers: {} };
+
+/** Each JSON value's kind, key by key, so two answers can be compared for shape. */
+function shapeOf(value) {
+  if (Array.isArray(value)) return value.length > 0 ? [shapeOf(value[0])] : [];
+  if (value && typeof value === "object") return Object.fromEntries(Object.keys(value).sort().map((k) => [k, shapeOf(value[k])]));
+  return value === null ? "null" : typeof value;
 }
 
-async function measureOne(scenario) {
-  await load(scenario, WARMUP);
-  const result = await load(scenario, DURATION);
-  const statuses = {};
-  for (const [code, count] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = count.count;
+async function getJson(base, scenario) {
+  const res = await fetch(`${base}${scenario.path}`, { headers: scenario.headers });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${scenario.name} at ${base}: HTTP ${res.status} ${text.slice(0, 300)}`);
+  return { body: JSON.parse(text), headers: res.headers };
+}
+
+/**
+ * The project's `GET /contacts?limit=20` against the hand-written reference Worker, both on an
+ * agency of 1,000 contacts, A B A B. Checks first that both answer the same JSON shape and
+ * rate-limit headers.
+ */
+async function referenceComparison(current, project, reference, refAgency) {
+  const projectScenario = scenarios(project)[0];
+  const refScenario = {
+    name: `${LIST} (reference)`,
+    method: "GET",
+    path: "/contacts?limit=20",
+    headers: { Authorization: `Bearer ${refAgency.token}` },
+    check: page(REFERENCE_SIZE, 20, () => true, ""),
+  };
+  const [mine, theirs] = [await getJson(current.base, projectScenario), await getJson(reference.base, refScenario)];
+  const [a, b] = [JSON.stringify(shapeOf(mine.body)), JSON.stringify(shapeOf(theirs.body))];
+  if (a !== b) throw new Error(`the reference Worker's answer is not shaped like the project's:\n project   ${a}\n reference ${b}`);
+  for (const header of ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy"]) {
+    if (!mine.headers.get(header) || !theirs.headers.get(header)) throw new Error(`${header} missing from the project's or the reference's answer`);
+  }
+  const projectMetrics = await metrics(current.base, projectScenario, `${LIST} [project]`);
+  const refMetrics = await metrics(reference.base, refScenario, `${LIST} [reference]`);
+  log(`${LIST}: project vs hand-written reference, ${ROUNDS} rounds of ${AB_WARMUP} s warm-up + ${AB_SECONDS} s, A B A B`);
+  const { rounds, medians } = await alternate(
+    [
+      { key: "project", base: current.base, scenario: projectScenario },
+      { key: "reference", base: reference.base, scenario: refScenario },
+    ],
+    {
+      rounds: ROUNDS,
+      warmup: AB_WARMUP,
+      seconds: AB_SECONDS,
+      connections: CONNECTIONS,
+      onRound: (r, round) => log(`  round ${r}: project ${round.project.rps} req/s, reference ${round.reference.rps} req/s`),
+    },
+  );
   return {
-    rps: Math.round(result.requests.average),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    requests: result.requests.total,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
-    statuses,
+    size: REFERENCE_SIZE,
+    rounds,
+    medians,
+    ratio: +(medians.project.rps / medians.reference.rps).toFixed(2),
+    metrics: { project: projectMetrics, reference: refMetrics },
   };
 }
-
-/** One instrumented request: D1 rows read and round trips, from the Worker's bench headers. */
-async function rowsRead(scenario) {
-  const init = { method: scenario.method, headers: { ...scenario.headers, "X-Bench-Rows-Read": "1" } };
-  if (scenario.body) init.body = scenario.body();
-  const res = await fetch(`${BASE}${scenario.path}`, init);
-  const body = await res.text();
-  const rows = res.headers.get("X-Bench-Rows-Read");
-  const trips = res.headers.get("X-Bench-D1-Round-Trips");
-  const statements = res.headers.get("X-Bench-D1-Statements");
-  // A failed request or missing metrics would read as 0 and pass every budget: refuse it.
-  if (!res.ok) throw new Error(`${scenario.name}: HTTP ${res.status} ${body.slice(0, 300)}`);
-  if (rows === null || trips === null) throw new Error(`${scenario.name}: no benchmark metrics (is BENCH_METRICS on?)`);
-  return { status: res.status, rowsRead: Number(rows), d1RoundTrips: Number(trips), d1Statements: Number(statements) };
-}
-
-const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS || 500);
-const RECEIVER_PORT = PORT + 1;
 
 /**
  * Delivery throughput: a loopback receiver registered for `contact.created`, then
@@ -128,7 +174,7 @@ const RECEIVER_PORT = PORT + 1;
  * window from the first to the last delivery, and each event's latency from its create's
  * response to its delivery.
  */
-async function webhookThroughput(agency) {
+async function webhookThroughput(base, agency) {
   const arrivals = new Map();
   const server = createServer((req, res) => {
     const chunks = [];
@@ -146,7 +192,7 @@ async function webhookThroughput(agency) {
   await new Promise((resolve) => server.listen(RECEIVER_PORT, "127.0.0.1", resolve));
   try {
     const auth = { Authorization: `Bearer ${agency.token}`, "Content-Type": "application/json" };
-    const endpoint = await fetch(`${BASE}/api/v2/webhook-endpoints`, {
+    const endpoint = await fetch(`${base}/api/v2/webhook-endpoints`, {
       method: "POST",
       headers: auth,
       body: JSON.stringify({ url: `http://127.0.0.1:${RECEIVER_PORT}/hook`, events: ["contact.created"] }),
@@ -157,7 +203,7 @@ async function webhookThroughput(agency) {
     const worker = async () => {
       while (next < WEBHOOK_EVENTS) {
         const i = next++;
-        const res = await fetch(`${BASE}/api/v2/contacts`, {
+        const res = await fetch(`${base}/api/v2/contacts`, {
           method: "POST",
           headers: auth,
           body: JSON.stringify({ first_name: "Hook", last_name: `Bench ${i}`, email: `hook-${Date.now()}-${i}@bench.example` }),
@@ -186,10 +232,8 @@ async function webhookThroughput(agency) {
   }
 }
 
-function bundleSize() {
-  const dist = join(OUT, "dist");
-  rmSync(dist, { recursive: true, force: true });
-  wrangler(["deploy", "--dry-run", "--outdir", dist]);
+function bundleSize(target, dist) {
+  target.build(dist);
   let raw = 0;
   let gzipped = 0;
   for (const file of readdirSync(dist)) {
@@ -201,91 +245,187 @@ function bundleSize() {
   return { rawKiB: +(raw / 1024).toFixed(1), gzipKiB: +(gzipped / 1024).toFixed(1) };
 }
 
-const pad = (v, n) => String(v).padEnd(n);
-const padL = (v, n) => String(v).padStart(n);
+/** The commit a checkout is at, with `+changes` when its tracked files differ from it. */
+function commitOf(dir) {
+  try {
+    const git = (args) => execFileSync("git", ["-C", dir, ...args], { stdio: "pipe" }).toString().trim();
+    return `${git(["rev-parse", "--short", "HEAD"])}${git(["status", "--porcelain", "--untracked-files=no"]) ? "+changes" : ""}`;
+  } catch {
+    return null;
+  }
+}
+
+const BENCH_VARS = { LOG_LEVEL: "silent", BENCH_METRICS: "on", ALLOW_LOOPBACK_WEBHOOKS: "true" };
 
 async function main() {
-  rmSync(STATE, { recursive: true, force: true });
-  mkdirSync(STATE, { recursive: true });
-  log("applying migrations to a fresh local D1 (.bench/state)");
-  wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", STATE]);
-  log(`seeding ${SIZES.map((s) => s.toLocaleString("en-US")).join(" and ")} contacts`);
-  const pepper = readDevVars().TOKEN_PEPPER;
-  const agencies = seedBenchmark(findD1File(STATE), { pepper, sizes: SIZES });
-
-  log(`starting wrangler dev on ${BASE}`);
-  const child = spawnWrangler(
-    [
-      "dev", "--port", String(PORT), "--ip", "127.0.0.1", "--persist-to", STATE,
-      "--var", "LOG_LEVEL:silent", "--var", "BENCH_METRICS:on", "--var", "ALLOW_LOOPBACK_WEBHOOKS:true",
-    ],
-    { stdio: "pipe" },
-  );
-  let output = "";
-  child.stdout.on("data", (d) => (output += d));
-  child.stderr.on("data", (d) => (output += d));
-  const stop = () => child.exitCode === null && child.kill("SIGTERM");
-  process.on("exit", stop);
+  if (BASELINE && !existsSync(join(BASELINE, "wrangler.toml"))) throw new Error(`BENCH_BASELINE=${BASELINE} is not a checkout of this project`);
+  const projectConfig = join(ROOT, "wrangler.toml");
+  const current = new Target({ label: "current", port: PORT, config: projectConfig, root: ROOT, state: join(OUT, "state"), vars: BENCH_VARS });
+  const reference = new Target({
+    label: "reference",
+    port: REFERENCE_PORT,
+    config: join(ROOT, "scripts", "bench", "reference", "wrangler.toml"),
+    root: ROOT,
+    state: join(OUT, "reference-state"),
+    envFile: join(ROOT, ".dev.vars"),
+    ready: "/contacts",
+    devArgs: ["--compatibility-date", compatibilityDate(projectConfig)],
+  });
+  const baseline = BASELINE
+    ? new Target({
+        label: "baseline",
+        port: BASELINE_PORT,
+        config: baselineConfig(BASELINE, join(OUT, "baseline")),
+        root: BASELINE,
+        state: join(OUT, "baseline", "state"),
+        envFile: join(BASELINE, ".dev.vars"),
+        vars: BENCH_VARS,
+      })
+    : null;
+  const targets = [current, reference, baseline].filter(Boolean);
+  process.on("exit", () => targets.forEach((t) => t.stop()));
   process.on("SIGINT", () => process.exit(130));
 
-  try {
-    await waitForServer();
-    const results = { date: new Date().toISOString(), node: process.version, connections: CONNECTIONS, seconds: DURATION, scenarios: [] };
-    log(`floor: GET /health (${WARMUP}s warm-up, ${DURATION}s measured, ${CONNECTIONS} connections)`);
-    const floor = await measureOne({ name: "GET /health", method: "GET", path: "/health", headers: {} });
-    results.scenarios.push({ name: "GET /health (floor)", size: null, ...floor, ratio: 1 });
+  log(`applying the migrations to fresh local D1s: ${targets.map((t) => `${t.label} ${t.state.slice(ROOT.length)}`).join(", ")}`);
+  const [file, refFile, baseFile] = await Promise.all([current.migrate(), reference.migrate(), baseline?.migrate()]);
+  const pepper = readDevVars().TOKEN_PEPPER;
+  log(`seeding current: ${SIZES.map(thousands).join(" and ")} contacts`);
+  const agencies = seedBenchmark(file, { pepper, sizes: SIZES });
+  log(`seeding the reference Worker: ${thousands(REFERENCE_SIZE)} contacts`);
+  const [refAgency] = seedBenchmark(refFile, { pepper, sizes: [REFERENCE_SIZE] });
+  let baseAgencies = null;
+  if (baseline) {
+    log(`seeding baseline ${BASELINE} (${commitOf(BASELINE)}): ${SIZES.map(thousands).join(" and ")} contacts`);
+    baseAgencies = seedBenchmark(baseFile, { pepper: readDevVars(join(BASELINE, ".dev.vars")).TOKEN_PEPPER, sizes: SIZES });
+  }
 
-    const bySize = agencies.map((agency) => ({ agency, list: scenarios(agency) }));
+  log(`starting wrangler dev: ${targets.map((t) => `${t.label} ${t.base}`).join(", ")}`);
+  try {
+    for (const t of targets) await t.start();
+    await Promise.all(targets.map((t) => t.waitReady()));
+    const results = {
+      date: new Date().toISOString(),
+      node: process.version,
+      commit: commitOf(ROOT),
+      connections: CONNECTIONS,
+      seconds: baseline ? AB_SECONDS : DURATION,
+      warmupSeconds: baseline ? AB_WARMUP : WARMUP,
+      rounds: ROUNDS,
+      abSeconds: AB_SECONDS,
+      abWarmupSeconds: AB_WARMUP,
+      scenarios: [],
+    };
+    const before = baseline ? { dir: BASELINE, commit: commitOf(BASELINE), scenarios: [] } : null;
+
+    /** One scenario on the current Worker, or A B A B against the baseline when there is one. */
+    const run = async (name, size, scenario, baseScenario) => {
+      const where = size ? ` @ ${thousands(size)} contacts` : "";
+      if (!baseline) {
+        log(`${name}${where}`);
+        return { current: await measure(current.base, scenario, { warmup: WARMUP, seconds: DURATION, connections: CONNECTIONS }) };
+      }
+      log(`${name}${where}: current vs baseline, ${ROUNDS} rounds A B A B`);
+      const { rounds, medians } = await alternate(
+        [
+          { key: "current", base: current.base, scenario },
+          { key: "baseline", base: baseline.base, scenario: baseScenario },
+        ],
+        {
+          rounds: ROUNDS,
+          warmup: AB_WARMUP,
+          seconds: AB_SECONDS,
+          connections: CONNECTIONS,
+          onRound: (r, round) => log(`  round ${r}: current ${round.current.rps} req/s, baseline ${round.baseline.rps} req/s`),
+        },
+      );
+      return {
+        current: { ...medians.current, rounds: rounds.map((r) => r.current) },
+        baseline: { ...medians.baseline, rounds: rounds.map((r) => r.baseline) },
+      };
+    };
+
+    log(`floor: GET /health (${CONNECTIONS} connections)`);
+    const floor = await run("GET /health (floor)", null, FLOOR, FLOOR);
+    results.scenarios.push({ name: "GET /health (floor)", size: null, ...floor.current, ratio: 1 });
+    before?.scenarios.push({ name: "GET /health (floor)", size: null, ...floor.baseline, ratio: 1 });
+
+    results.reference = await referenceComparison(current, agencies[0], reference, refAgency);
+
+    const bySize = agencies.map((agency, i) => ({ agency, list: scenarios(agency), baseList: baseAgencies && scenarios(baseAgencies[i]) }));
     for (let i = 0; i < bySize[0].list.length; i++) {
-      for (const { agency, list } of bySize) {
+      for (const { agency, list, baseList } of bySize) {
         const scenario = list[i];
-        const metrics = await rowsRead(scenario);
+        const row = { name: scenario.name, size: agency.contacts };
+        const currentMetrics = await metrics(current.base, scenario, `${scenario.name} @ ${agency.contacts} [current]`);
+        const baseMetrics = baseline ? await metrics(baseline.base, baseList[i], `${scenario.name} @ ${agency.contacts} [baseline]`) : null;
         // Throughput at both sizes for reads; writes once, against the small agency.
-        const measure = scenario.read || agency === bySize[0].agency;
-        log(`${scenario.name} @ ${agency.contacts.toLocaleString("en-US")} contacts`);
-        const load = measure ? await measureOne(scenario) : null;
-        results.scenarios.push({
-          name: scenario.name,
-          size: agency.contacts,
-          ...(load ?? {}),
-          ratio: load ? +(load.rps / floor.rps).toFixed(2) : null,
-          ...metrics,
-        });
+        const measured = scenario.read || agency === bySize[0].agency ? await run(scenario.name, agency.contacts, scenario, baseList?.[i]) : null;
+        const withRatio = (load, floorLoad) => (load ? { ...load, ratio: +(load.rps / floorLoad.rps).toFixed(2) } : { ratio: null });
+        results.scenarios.push({ ...row, ...withRatio(measured?.current, floor.current), ...currentMetrics });
+        before?.scenarios.push({ ...row, ...withRatio(measured?.baseline, floor.baseline), ...baseMetrics });
       }
     }
+
     log(`webhook delivery: ${WEBHOOK_EVENTS} contact.created events to a loopback receiver`);
-    results.webhooks = await webhookThroughput(agencies[0]);
+    results.webhooks = await webhookThroughput(current.base, agencies[0]);
+    if (baseline) {
+      log("webhook delivery, baseline");
+      before.webhooks = await webhookThroughput(baseline.base, baseAgencies[0]);
+    }
+    targets.forEach((t) => t.stop());
     log("bundle size (wrangler deploy --dry-run)");
-    results.bundle = bundleSize();
+    results.bundle = bundleSize(current, join(OUT, "dist"));
+    if (baseline) before.bundle = bundleSize(baseline, join(OUT, "baseline", "dist"));
     results.budgets = budgets(results);
+    if (before) {
+      before.budgets = budgets(before);
+      results.baseline = before;
+    }
+    results.elapsedSeconds = Math.round((Date.now() - started) / 1000);
     mkdirSync(OUT, { recursive: true });
     writeFileSync(join(OUT, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
     print(results);
   } catch (error) {
-    console.error(output.slice(-4000));
+    for (const t of targets) console.error(`--- ${t.label} (wrangler dev) output ---\n${t.output.slice(-3000)}`);
     throw error;
   } finally {
-    stop();
+    targets.forEach((t) => t.stop());
   }
 }
 
 function find(results, name, size) {
-  return results.scenarios.find((s) => s.name === name && s.size === size);
+  const found = results.scenarios.find((s) => s.name === name && s.size === size);
+  if (!found) throw new Error(`no result for ${name} at ${size}`);
+  return found;
+}
+
+/** Growth budgets of one scenario from the small agency to the large one. */
+function growth(results, name) {
+  const [small, large] = SIZES;
+  const a = find(results, name, small);
+  const b = find(results, name, large);
+  return [
+    { budget: `rows read at 100k <= 1.2x at 1k (${name})`, value: `${b.rowsRead} vs ${a.rowsRead}`, ok: b.rowsRead <= 1.2 * a.rowsRead },
+    { budget: `p99 at 100k <= 1.3x p99 at 1k (${name})`, value: `${b.p99} vs ${a.p99} ms`, ok: b.p99 <= 1.3 * Math.max(a.p99, 1) },
+  ];
 }
 
 function budgets(results) {
-  const [small, large] = SIZES;
-  const listSmall = find(results, "GET /contacts?limit=20", small);
-  const listLarge = find(results, "GET /contacts?limit=20", large);
+  const [small] = SIZES;
   const reads = results.scenarios.filter((s) => s.size !== null && s.d1RoundTrips !== undefined && s.name.startsWith("GET"));
+  const post = find(results, "POST /contacts", small);
+  const ref = results.reference;
   return [
-    { budget: "GET /contacts >= 50% of floor throughput", value: `${Math.round(listSmall.ratio * 100)}%`, ok: listSmall.ratio >= 0.5 },
-    {
-      budget: "rows read per list page at 100k <= 1.2x at 1k",
-      value: `${listLarge.rowsRead} vs ${listSmall.rowsRead}`,
-      ok: listLarge.rowsRead <= 1.2 * listSmall.rowsRead,
-    },
-    { budget: "p99 at 100k <= 1.3x p99 at 1k (GET /contacts)", value: `${listLarge.p99} vs ${listSmall.p99} ms`, ok: listLarge.p99 <= 1.3 * Math.max(listSmall.p99, 1) },
+    ref
+      ? {
+          budget: "GET /contacts >= 0.90 of the hand-written Worker",
+          value: `${ref.ratio} (${ref.medians.project.rps} vs ${ref.medians.reference.rps} req/s, medians of ${ref.rounds.length})`,
+          ok: ref.ratio >= 0.9,
+        }
+      : { budget: "GET /contacts >= 0.90 of the hand-written Worker", value: "not measured", ok: null },
+    ...growth(results, LIST),
+    ...growth(results, BY_NAME),
+    ...growth(results, BY_TAG),
     {
       budget: "<= 2 storage round trips per authenticated read (1 gate call + D1)",
       value: `max ${1 + Math.max(...reads.map((s) => s.d1RoundTrips))}`,
@@ -294,8 +434,8 @@ function budgets(results) {
     { budget: "bundle < 400 KiB gzipped", value: `${results.bundle.gzipKiB} KiB`, ok: results.bundle.gzipKiB < 400 },
     {
       budget: "an event costs one statement in its write's batch (POST /contacts)",
-      value: `${find(results, "POST /contacts", small).d1RoundTrips} trip, ${find(results, "POST /contacts", small).d1Statements} statements`,
-      ok: find(results, "POST /contacts", small).d1RoundTrips === 1,
+      value: `${post.d1RoundTrips} trip, ${post.d1Statements} statements`,
+      ok: post.d1RoundTrips === 1,
     },
     {
       budget: "every webhook event delivered",
@@ -305,22 +445,78 @@ function budgets(results) {
   ];
 }
 
+const pad = (v, n) => String(v).padEnd(n);
+const padL = (v, n) => String(v).padStart(n);
+const dash = (v) => v ?? "-";
+
 function print(results) {
   const header = `${pad("scenario", 38)}${padL("contacts", 9)}${padL("req/s", 8)}${padL("p50 ms", 8)}${padL("p99 ms", 8)}${padL("x floor", 9)}${padL("rows read", 11)}${padL("D1 trips", 10)}${padL("D1 stmts", 10)}`;
-  console.log(`\n${header}\n${"-".repeat(header.length)}`);
+  const how = results.baseline
+    ? `medians of ${results.rounds} rounds of ${results.abWarmupSeconds} s warm-up + ${results.abSeconds} s, alternating with the baseline`
+    : `${results.warmupSeconds} s warm-up + ${results.seconds} s measured`;
+  console.log(`\ncurrent (${results.commit}), ${results.connections} connections, ${how}:\n${header}\n${"-".repeat(header.length)}`);
   for (const s of results.scenarios) {
     console.log(
-      `${pad(s.name, 38)}${padL(s.size?.toLocaleString("en-US") ?? "-", 9)}${padL(s.rps ?? "-", 8)}${padL(s.p50 ?? "-", 8)}${padL(s.p99 ?? "-", 8)}${padL(s.ratio ?? "-", 9)}${padL(s.rowsRead ?? "-", 11)}${padL(s.d1RoundTrips ?? "-", 10)}${padL(s.d1Statements ?? "-", 10)}`,
+      `${pad(s.name, 38)}${padL(s.size === null ? "-" : thousands(s.size), 9)}${padL(dash(s.rps), 8)}${padL(dash(s.p50), 8)}${padL(dash(s.p99), 8)}${padL(dash(s.ratio), 9)}${padL(dash(s.rowsRead), 11)}${padL(dash(s.d1RoundTrips), 10)}${padL(dash(s.d1Statements), 10)}`,
     );
   }
-  const w = results.webhooks;
+
+  const ref = results.reference;
   console.log(
-    `\nwebhooks: ${w.delivered}/${w.events} events delivered to a loopback receiver at ${w.eventsPerSecond} events/s ` +
-      `(while ${CONNECTIONS} connections create them); from the create's response to the delivery p50 ${w.p50} ms, p99 ${w.p99} ms`,
+    `\n${LIST} at ${thousands(ref.size)} contacts: the project vs the hand-written Worker (scripts/bench/reference), ` +
+      `A B A B, ${results.abWarmupSeconds} s warm-up + ${results.abSeconds} s each:`,
   );
+  const refHeader = `${pad("round", 8)}${padL("project req/s", 15)}${padL("p50", 6)}${padL("p99", 6)}${padL("reference req/s", 18)}${padL("p50", 6)}${padL("p99", 6)}`;
+  console.log(`${refHeader}\n${"-".repeat(refHeader.length)}`);
+  const refLine = (label, p, r) => console.log(`${pad(label, 8)}${padL(p.rps, 15)}${padL(p.p50, 6)}${padL(p.p99, 6)}${padL(r.rps, 18)}${padL(r.p50, 6)}${padL(r.p99, 6)}`);
+  ref.rounds.forEach((round, i) => refLine(String(i + 1), round.project, round.reference));
+  refLine("median", ref.medians.project, ref.medians.reference);
+  console.log(
+    `project / reference (medians): ${ref.ratio}; rows read ${ref.metrics.project.rowsRead} vs ${ref.metrics.reference.rowsRead}, ` +
+      `D1 trips ${ref.metrics.project.d1RoundTrips} vs ${ref.metrics.reference.d1RoundTrips}`,
+  );
+
+  const w = results.webhooks;
+  const webhookLine = (w) =>
+    `${w.delivered}/${w.events} events delivered to a loopback receiver at ${w.eventsPerSecond} events/s ` +
+    `(while ${results.connections} connections create them); from the create's response to the delivery p50 ${w.p50} ms, p99 ${w.p99} ms`;
+  console.log(`\nwebhooks: ${webhookLine(w)}`);
   console.log(`\nbundle: ${results.bundle.rawKiB} KiB raw, ${results.bundle.gzipKiB} KiB gzipped\n`);
-  for (const b of results.budgets) console.log(`${b.ok ? "PASS" : "MISS"}  ${pad(b.budget, 66)} ${b.value}`);
-  console.log(`\nwritten to .bench/results.json`);
+
+  const base = results.baseline;
+  if (base) printBeforeAfter(results, base, webhookLine);
+
+  const mark = (ok) => (ok === null || ok === undefined ? "  -  " : ok ? "PASS " : "MISS ");
+  for (const [i, b] of results.budgets.entries()) {
+    const then = base ? `   (before: ${mark(base.budgets[i].ok).trim()} ${base.budgets[i].value})` : "";
+    console.log(`${mark(b.ok)} ${pad(b.budget, 72)} ${b.value}${then}`);
+  }
+  console.log(`\nwritten to .bench/results.json (${results.elapsedSeconds} s)`);
+}
+
+function printBeforeAfter(results, base, webhookLine) {
+  const change = (after, before) => (after == null || before == null || before === 0 ? "-" : `${after >= before ? "+" : ""}${Math.round(((after - before) / before) * 100)}%`);
+  console.log(
+    `before/after: baseline ${base.dir} (${base.commit}) vs current (${results.commit}); medians of ${results.rounds} rounds, A B A B, ` +
+      `${results.abWarmupSeconds} s warm-up + ${results.abSeconds} s each`,
+  );
+  const header =
+    `${pad("scenario", 38)}${padL("contacts", 9)}` +
+    `${padL("req/s before", 14)}${padL("after", 7)}${padL("change", 8)}` +
+    `${padL("p50 before", 12)}${padL("after", 7)}${padL("p99 before", 12)}${padL("after", 7)}` +
+    `${padL("rows before", 13)}${padL("after", 7)}`;
+  console.log(`${header}\n${"-".repeat(header.length)}`);
+  for (const s of results.scenarios) {
+    const b = base.scenarios.find((x) => x.name === s.name && x.size === s.size) ?? {};
+    console.log(
+      `${pad(s.name, 38)}${padL(s.size === null ? "-" : thousands(s.size), 9)}` +
+        `${padL(dash(b.rps), 14)}${padL(dash(s.rps), 7)}${padL(change(s.rps, b.rps), 8)}` +
+        `${padL(dash(b.p50), 12)}${padL(dash(s.p50), 7)}${padL(dash(b.p99), 12)}${padL(dash(s.p99), 7)}` +
+        `${padL(dash(b.rowsRead), 13)}${padL(dash(s.rowsRead), 7)}`,
+    );
+  }
+  console.log(`\nwebhooks before: ${webhookLine(base.webhooks)}`);
+  console.log(`bundle before: ${base.bundle.rawKiB} KiB raw, ${base.bundle.gzipKiB} KiB gzipped\n`);
 }
 
 main().catch((error) => {

@@ -32,6 +32,13 @@ function makeToken(keyId, pepper) {
   return { token, hash };
 }
 
+/**
+ * Search fixtures, the same in every agency whatever its size: SEARCH.count contacts named
+ * SEARCH.first SEARCH.last and SEARCH.count others tagged SEARCH.tag, spread evenly from the
+ * oldest to the newest, so a search's work can be compared across sizes.
+ */
+export const SEARCH = { first: "Quinn", last: "Okafor", tag: "needle", count: 25 };
+
 const FIRST = ["Ava", "Liam", "Mia", "Noah", "Emma", "Lucas", "Zoe", "Ethan", "Chloe", "Mason"];
 const LAST = ["Martinez", "Chen", "Patel", "Brown", "Nguyen", "Garcia", "Smith", "Kim", "Lopez", "Jones"];
 const SOURCES = ["zillow", "referral", "website", "open-house"];
@@ -39,7 +46,8 @@ const SOURCES = ["zillow", "referral", "website", "open-house"];
 /**
  * One agency with `contacts` contacts, a tenth as many calls, a twentieth as many
  * appointments (spread over the next 60 days), working hours, a voice agent and a wallet,
- * and a `*` key whose rate limits are multiplied so the limiter counts but never refuses.
+ * a `*` key whose rate limits are multiplied so the limiter counts but never refuses, and the
+ * search fixtures (SEARCH) among its contacts.
  */
 export function seedAgency(db, { name, contacts, pepper, multiplier }) {
   const now = Date.now();
@@ -76,12 +84,20 @@ export function seedAgency(db, { name, contacts, pepper, multiplier }) {
   );
   const insertTag = db.prepare("INSERT INTO contact_tags (contact_id, agency_id, tag) VALUES (?, ?, ?)");
   const contactIds = [];
+  // Every `step`-th contact from the oldest on is a named one, and the one half a step later a
+  // tagged one (contact 0 is the oldest, the last one the newest).
+  if (contacts < 2 * SEARCH.count) throw new Error(`an agency needs at least ${2 * SEARCH.count} contacts for the search fixtures`);
+  const step = Math.floor(contacts / SEARCH.count);
+  const named = (i) => i % step === Math.floor(step / 4) && i < step * SEARCH.count;
+  const tagged = (i) => i % step === Math.floor((3 * step) / 4) && i < step * SEARCH.count;
   for (let i = 0; i < contacts; i++) {
     const id = randomUUID();
     const at = iso(now - (contacts - i) * 1000);
     const tags = i % 3 === 0 ? ["buyer"] : i % 3 === 1 ? ["seller", "vip"] : [];
+    if (tagged(i)) tags.push(SEARCH.tag);
     insertContact.run(
-      id, agencyId, FIRST[i % 10], LAST[(i / 10) % 10 | 0], `bench-${i}@${agencyId.slice(0, 8)}.example`,
+      id, agencyId, named(i) ? SEARCH.first : FIRST[i % 10], named(i) ? SEARCH.last : LAST[(i / 10) % 10 | 0],
+      `bench-${i}@${agencyId.slice(0, 8)}.example`,
       `+1415${String(2_000_000 + i).padStart(7, "0")}`, JSON.stringify(tags), SOURCES[i % 4], at, at,
     );
     for (const tag of tags) insertTag.run(id, agencyId, tag);

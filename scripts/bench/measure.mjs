@@ -1,0 +1,129 @@
+// Load runs (autocannon) and the instrumented metrics request of `npm run bench`. Nothing
+// here reads a failure as a number: a failed request, a non-2xx answer under load or a
+// missing metrics header throws.
+import autocannon from "autocannon";
+
+function load(base, scenario, seconds, connections) {
+  return new Promise((resolve, reject) => {
+    const request = { method: scenario.method, path: scenario.path, headers: scenario.headers };
+    if (scenario.body) request.setupRequest = (req) => ({ ...req, body: scenario.body() });
+    autocannon(
+      { url: base, connections, duration: seconds, requests: [request], timeout: 30 },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    );
+  });
+}
+
+const statusesOf = (result) => Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]));
+
+/**
+ * Waits out the requests the warm-up left in flight: autocannon stops waiting for them, the
+ * server does not, so a slow scenario's measured run would start behind a queue of them. One
+ * more request, answered after them, marks the queue empty.
+ */
+async function drain(base, scenario, label) {
+  const res = await fetch(`${base}${scenario.path}`, { method: scenario.method, headers: scenario.headers, body: scenario.body?.() });
+  await res.arrayBuffer();
+  if (!res.ok) throw new Error(`${label} (after the warm-up): HTTP ${res.status}`);
+}
+
+/**
+ * Throughput and latency of one scenario against one server: `warmup` seconds unrecorded, then
+ * `seconds` measured. Throws when any request failed or answered other than 2xx (a fast stream
+ * of errors is not throughput).
+ */
+export async function measure(base, scenario, { warmup, seconds, connections, label = scenario.name }) {
+  if (warmup > 0) {
+    const result = await load(base, scenario, warmup, connections);
+    if (result.errors + result.timeouts > 0 || result.non2xx > 0) {
+      throw new Error(`${label} (warm-up): ${result.non2xx} non-2xx ${JSON.stringify(statusesOf(result))}, ${result.errors} errors, ${result.timeouts} timeouts`);
+    }
+    await drain(base, scenario, label);
+  }
+  const result = await load(base, scenario, seconds, connections);
+  const statuses = statusesOf(result);
+  if (result.requests.total === 0) throw new Error(`${label}: no request completed in ${seconds} s`);
+  if (result.errors + result.timeouts > 0 || result.non2xx > 0) {
+    throw new Error(
+      `${label}: ${result.non2xx} non-2xx ${JSON.stringify(statuses)}, ${result.errors} errors, ${result.timeouts} timeouts ` +
+        `of ${result.requests.total} requests`,
+    );
+  }
+  // Completed requests over the run's actual length: a slow scenario's few requests a second
+  // keep a decimal rather than rounding to 0.
+  const rate = result.requests.total / (result.duration || seconds);
+  return {
+    rps: rate >= 10 ? Math.round(rate) : +rate.toFixed(1),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    statuses,
+  };
+}
+
+/**
+ * One instrumented request: D1 rows read, round trips and statements from the Worker's bench
+ * headers (BENCH_METRICS), and `scenario.check(body)` when the scenario has one (it returns an
+ * error message, or nothing when the answer is right).
+ */
+export async function metrics(base, scenario, label = scenario.name) {
+  const init = { method: scenario.method, headers: { ...scenario.headers, "X-Bench-Rows-Read": "1" } };
+  if (scenario.body) init.body = scenario.body();
+  const res = await fetch(`${base}${scenario.path}`, init);
+  const text = await res.text();
+  const rows = res.headers.get("X-Bench-Rows-Read");
+  const trips = res.headers.get("X-Bench-D1-Round-Trips");
+  const statements = res.headers.get("X-Bench-D1-Statements");
+  // A failed request or missing metrics would read as 0 and pass every budget: refuse it.
+  if (!res.ok) throw new Error(`${label}: HTTP ${res.status} ${text.slice(0, 300)}`);
+  if (rows === null || trips === null || statements === null) throw new Error(`${label}: no benchmark metrics (is BENCH_METRICS on?)`);
+  const numbers = { rowsRead: Number(rows), d1RoundTrips: Number(trips), d1Statements: Number(statements) };
+  for (const [name, value] of Object.entries(numbers)) {
+    if (!Number.isFinite(value)) throw new Error(`${label}: metric ${name} is not a number (${value})`);
+  }
+  if (scenario.check) {
+    let body;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new Error(`${label}: the answer is not JSON: ${text.slice(0, 300)}`);
+    }
+    const problem = scenario.check(body);
+    if (problem) throw new Error(`${label}: ${problem}`);
+  }
+  return { status: res.status, ...numbers };
+}
+
+export function median(values) {
+  const sorted = values.filter((v) => v !== null && v !== undefined).sort((a, b) => a - b);
+  if (sorted.length === 0) return null;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/**
+ * Side by side: each round measures every side in turn (A B, A B, ...), each with its own
+ * warm-up, so drift on the machine (heat, other work, a growing table) falls on both alike.
+ * `sides` is `[{ key, base, scenario }]`; returns each round's numbers and each side's medians.
+ */
+export async function alternate(sides, { rounds, warmup, seconds, connections, onRound }) {
+  const all = [];
+  for (let r = 1; r <= rounds; r++) {
+    const round = {};
+    for (const side of sides) {
+      round[side.key] = await measure(side.base, side.scenario, { warmup, seconds, connections, label: `${side.scenario.name} [${side.key}]` });
+    }
+    all.push(round);
+    onRound?.(r, round);
+  }
+  const medians = {};
+  for (const { key } of sides) {
+    medians[key] = {
+      rps: +median(all.map((round) => round[key].rps)).toFixed(1),
+      p50: median(all.map((round) => round[key].p50)),
+      p99: median(all.map((round) => round[key].p99)),
+      requests: all.reduce((n, round) => n + round[key].requests, 0),
+    };
+  }
+  return { rounds: all, medians };
+}

@@ -1,0 +1,167 @@
+// The Workers `npm run bench` drives, each a `wrangler dev` of its own (own port, own config,
+// own local state under .bench/): the project itself, the hand-written reference Worker
+// (scripts/bench/reference/) and, with BENCH_BASELINE, another checkout of the project.
+import { execFile, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { promisify } from "node:util";
+import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
+import { findD1File } from "./seed.mjs";
+import { ROOT } from "../lib/dev-vars.mjs";
+import { nodeBinary, wranglerEnv } from "../lib/wrangler.mjs";
+
+const run = promisify(execFile);
+
+/** A port free right now (the OS picks it), for a server that needs one of its own. */
+function freePort() {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.on("error", fail);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => done(port));
+    });
+  });
+}
+
+/** The project's compatibility date, so the reference Worker runs on the same runtime semantics. */
+export function compatibilityDate(configPath) {
+  const date = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(readFileSync(configPath, "utf8"))?.[1];
+  if (!date) throw new Error(`no compatibility_date in ${configPath}`);
+  return date;
+}
+
+/**
+ * A copy of a checkout's wrangler.toml, written to `outDir`, that runs that checkout's Worker
+ * without writing into it: `main`, the assets folder and `migrations_dir` point back into the
+ * checkout, the `[build]` step is dropped (it only copies the API reference page's script into
+ * the checkout's public/, which no scenario requests), and the name gets a `-baseline` suffix so
+ * wrangler's dev registry keeps the two Workers apart. wrangler then keeps its own files
+ * (.wrangler/) next to the copy.
+ */
+export function baselineConfig(checkout, outDir) {
+  const source = join(checkout, "wrangler.toml");
+  if (!existsSync(source)) throw new Error(`BENCH_BASELINE=${checkout}: no wrangler.toml there`);
+  const out = [];
+  let section = "";
+  let dropping = false;
+  for (const line of readFileSync(source, "utf8").split("\n")) {
+    const header = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$/.exec(line);
+    if (header) {
+      section = header[1];
+      dropping = section === "build" || section.startsWith("build.");
+    }
+    if (dropping) continue;
+    const entry = /^(\s*)([A-Za-z_]+)(\s*=\s*)"([^"]*)"(.*)$/.exec(line);
+    const key = entry?.[2];
+    const isPath =
+      (section === "" && key === "main") || (section === "assets" && key === "directory") || (section === "d1_databases" && key === "migrations_dir");
+    if (entry && isPath) {
+      const value = isAbsolute(entry[4]) ? entry[4] : resolve(checkout, entry[4]);
+      out.push(`${entry[1]}${key}${entry[3]}${JSON.stringify(value)}${entry[5]}`);
+    } else if (entry && section === "" && key === "name") {
+      out.push(`${entry[1]}name${entry[3]}${JSON.stringify(`${entry[4]}-baseline`)}${entry[5]}`);
+    } else {
+      out.push(line);
+    }
+  }
+  mkdirSync(outDir, { recursive: true });
+  const config = join(outDir, "wrangler.toml");
+  writeFileSync(config, `# Written by scripts/bench.mjs from ${source}; do not edit.\n${out.join("\n")}`);
+  return config;
+}
+
+/**
+ * One Worker under `wrangler dev`.
+ * - `config`: its wrangler.toml; wrangler runs in that file's folder.
+ * - `root`: the checkout whose wrangler (node_modules) runs it.
+ * - `state`: its local D1 and Durable Object storage (--persist-to), wiped by `migrate`.
+ * - `envFile`: where its secrets come from (the checkout's .dev.vars), when the config's own
+ *   folder has none.
+ * - `ready`: the path answered once it is up (any status below 500).
+ */
+export class Target {
+  constructor({ label, port, config, root, state, envFile, vars = {}, ready = "/health", devArgs = [] }) {
+    Object.assign(this, { label, port, config, root, state, envFile, vars, readyPath: ready, devArgs });
+    this.base = `http://127.0.0.1:${port}`;
+    this.output = "";
+    this.child = null;
+    const own = join(root, "node_modules", "wrangler", "bin", "wrangler.js");
+    this.wranglerJs = existsSync(own) ? own : join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
+    const ownNode = join(root, "node_modules", ".bin", "node");
+    this.node = existsSync(ownNode) ? ownNode : nodeBinary();
+  }
+
+  env() {
+    const env = wranglerEnv({ CI: "true" });
+    env.PATH = `${join(this.root, "node_modules", ".bin")}${delimiter}${env.PATH}`;
+    return env;
+  }
+
+  common() {
+    const args = ["-c", this.config];
+    if (this.envFile && existsSync(this.envFile)) args.push("--env-file", this.envFile);
+    return args;
+  }
+
+  /** A fresh local D1 with the checkout's migrations applied; resolves to its SQLite file. */
+  async migrate() {
+    rmSync(this.state, { recursive: true, force: true });
+    mkdirSync(this.state, { recursive: true });
+    try {
+      await run(this.node, [this.wranglerJs, "d1", "migrations", "apply", "DB", "--local", "--persist-to", this.state, "-c", this.config], {
+        cwd: dirname(this.config),
+        env: this.env(),
+      });
+    } catch (error) {
+      throw new Error(`${this.label}: applying the migrations failed\n${error.stdout ?? ""}${error.stderr ?? ""}`, { cause: error });
+    }
+    return findD1File(this.state);
+  }
+
+  async start() {
+    const vars = Object.entries(this.vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
+    // Each wrangler would take the default inspector port (9229) when it looks free, and the
+    // ones started together would all see it free: give each its own.
+    const inspector = ["--inspector-port", String(await freePort())];
+    this.child = spawn(
+      this.node,
+      [
+        this.wranglerJs, "dev", ...this.common(), "--port", String(this.port), "--ip", "127.0.0.1", ...inspector,
+        "--persist-to", this.state, ...vars, ...this.devArgs,
+      ],
+      { cwd: dirname(this.config), env: this.env(), stdio: "pipe" },
+    );
+    this.child.stdout.on("data", (d) => (this.output = (this.output + d).slice(-20_000)));
+    this.child.stderr.on("data", (d) => (this.output = (this.output + d).slice(-20_000)));
+  }
+
+  async waitReady(timeoutMs = 180_000) {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.child?.exitCode !== null) throw new Error(`${this.label}: wrangler dev exited (${this.child?.exitCode})\n${this.output.slice(-4000)}`);
+      try {
+        if ((await fetch(`${this.base}${this.readyPath}`)).status < 500) return;
+      } catch {
+        /* not up yet */
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    throw new Error(`${this.label}: wrangler dev did not answer ${this.readyPath} within ${timeoutMs / 1000} s\n${this.output.slice(-4000)}`);
+  }
+
+  /** Stops the wrangler this target started (and, through it, its workerd). */
+  stop() {
+    if (this.child && this.child.exitCode === null && !this.child.killed) this.child.kill("SIGTERM");
+  }
+
+  /** `wrangler deploy --dry-run` of the Worker into `outDir`. */
+  build(outDir) {
+    rmSync(outDir, { recursive: true, force: true });
+    execFileSync(this.node, [this.wranglerJs, "deploy", "--dry-run", "--outdir", outDir, "-c", this.config], {
+      cwd: dirname(this.config),
+      env: this.env(),
+      stdio: "pipe",
+    });
+  }
+}
