@@ -1,5 +1,7 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import type { QueryBuilder } from "drizzle-orm/sqlite-core";
 import type { Db } from "@/db/client";
+import { totalFrom } from "@/db/compiled-query";
 import { recordCounts, type CountKind } from "@/db/schema";
 
 /**
@@ -11,3 +13,10 @@ export const countQuery = (db: Db, agencyId: string, kind: CountKind) =>
     .select({ total: recordCounts.count })
     .from(recordCounts)
     .where(and(eq(recordCounts.agencyId, agencyId), eq(recordCounts.kind, kind)));
+
+/** The same for a compiled query (src/db/compiled-query.ts): the agency is its `agencyId` placeholder. */
+export const maintainedCount = (qb: QueryBuilder, kind: CountKind) =>
+  qb
+    .select({ total: totalFrom(recordCounts.count) })
+    .from(recordCounts)
+    .where(and(eq(recordCounts.agencyId, sql.placeholder("agencyId")), eq(recordCounts.kind, kind)));

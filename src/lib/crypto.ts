@@ -1,7 +1,12 @@
 const encoder = new TextEncoder();
 
-const toHex = (buffer: ArrayBuffer) =>
-  Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
+// Every token is hashed on every request: a table lookup per byte, not a string per byte.
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+const toHex = (buffer: ArrayBuffer) => {
+  let hex = "";
+  for (const b of new Uint8Array(buffer)) hex += HEX[b];
+  return hex;
+};
 
 /** 32 random bytes (256 bits) as base64url, for secrets. */
 export function randomSecret(bytes = 32): string {

@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { badRequest } from "@/lib/errors";
 import { createDb } from "@/db/client";
 import { publishWritten } from "@/jobs/webhooks/publish";
+import { eventsWrittenBy } from "@/lib/events";
 import type { AppBindings } from "@/lib/context";
 import { createLogger } from "@/lib/logger";
 import { recordRowsRead } from "@/lib/rows-read";
@@ -35,7 +36,8 @@ export const requestContext: MiddlewareHandler<AppBindings> = async (c, next) =>
   const requestId = incoming && SANE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
   const started = Date.now();
   c.set("requestId", requestId);
-  c.set("logger", createLogger({ request_id: requestId }, c.env.LOG_LEVEL));
+  const logger = createLogger({ request_id: requestId }, c.env.LOG_LEVEL);
+  c.set("logger", logger);
   // Set before anything can throw, so error responses carry it too.
   c.header("X-Request-Id", requestId);
   const session = openSession(c);
@@ -45,8 +47,10 @@ export const requestContext: MiddlewareHandler<AppBindings> = async (c, next) =>
 
   await next();
 
-  // Deliveries of the events this request committed start now, after the response.
-  if (c.res.status < 400) c.executionCtx.waitUntil(publishWritten(c.var.db, c.env.WEBHOOK_QUEUE, c.var.logger));
+  // Deliveries of the events this request committed start now, after the response. (A route
+  // may have swapped in its own client: the dashboard reads the primary.)
+  const db = c.get("db");
+  if (c.res.status < 400 && eventsWrittenBy(db).length > 0) c.executionCtx.waitUntil(publishWritten(db, c.env.WEBHOOK_QUEUE, logger));
 
   if (recorder) {
     c.res.headers.set("X-Bench-D1-Round-Trips", String(recorder.roundTrips()));
@@ -56,8 +60,9 @@ export const requestContext: MiddlewareHandler<AppBindings> = async (c, next) =>
 
   const bookmark = session.getBookmark();
   if (bookmark) c.res.headers.set(BOOKMARK_HEADER, bookmark);
+  if (!logger.enabled("info")) return;
   const caller = c.get("caller");
-  c.var.logger.info("request", {
+  logger.info("request", {
     method: c.req.method,
     route: c.req.routePath,
     path: c.req.path,

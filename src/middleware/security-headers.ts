@@ -33,16 +33,31 @@ export const securityHeaders: MiddlewareHandler<AppBindings> = async (c, next) =
   }
 };
 
+const EXPOSED_HEADERS = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy", "Retry-After", "X-Request-Id", BOOKMARK_HEADER];
+
+/** Preflights: Hono's CORS middleware answers them 204 with what may be sent and read. */
+const preflight = cors({
+  origin: "*",
+  allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+  allowHeaders: ["Authorization", "Content-Type", "Idempotency-Key", BOOKMARK_HEADER, "X-Request-Id"],
+  exposeHeaders: EXPOSED_HEADERS,
+  maxAge: 86_400,
+});
+const exposed = EXPOSED_HEADERS.join(",");
+
 /**
  * CORS of the Partner API (DESIGN, Security posture): bearer tokens, never cookies, so like
  * GitHub's API any origin may call it; browsers may send the headers the API reads and read
  * the ones it sets. Preflights are answered 204 before any route runs. The operator API and
  * the dashboard get none of this.
+ *
+ * Other requests get their two CORS headers on the finished response, like the security
+ * headers: set before the handler (as Hono's middleware does) they would make Hono build a
+ * placeholder response and copy its headers into the real one on every request.
  */
-export const partnerCors = cors({
-  origin: "*",
-  allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-  allowHeaders: ["Authorization", "Content-Type", "Idempotency-Key", BOOKMARK_HEADER, "X-Request-Id"],
-  exposeHeaders: ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy", "Retry-After", "X-Request-Id", BOOKMARK_HEADER],
-  maxAge: 86_400,
-});
+export const partnerCors: MiddlewareHandler<AppBindings> = async (c, next) => {
+  if (c.req.method === "OPTIONS") return preflight(c, next);
+  await next();
+  c.res.headers.set("Access-Control-Allow-Origin", "*");
+  c.res.headers.set("Access-Control-Expose-Headers", exposed);
+};

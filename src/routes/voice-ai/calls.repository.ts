@@ -4,7 +4,8 @@ import type { Db } from "@/db/client";
 import { writeWithEvent } from "@/db/write-with-event";
 import { voiceCalls, type CallStatus } from "@/db/schema";
 import { newId } from "@/lib/ids";
-import { countQuery } from "@/db/record-counts";
+import { maintainedCount } from "@/db/record-counts";
+import { compiledQuery, countAll, readBatch, rowDecoder, totalOf } from "@/db/compiled-query";
 import { eventStatement, type EventType } from "@/lib/events";
 import { offsetOf, type Pagination } from "@/lib/pagination";
 import { nowIso } from "@/lib/time";
@@ -93,27 +94,40 @@ export interface CallFilters {
   contactId?: string;
 }
 
-export async function listCalls(db: Db, agencyId: string, filters: CallFilters, page: Pagination) {
-  const where = and(
-    eq(voiceCalls.agencyId, agencyId),
-    filters.status ? eq(voiceCalls.status, filters.status) : undefined,
-    filters.contactId ? eq(voiceCalls.contactId, filters.contactId) : undefined,
+const decodeCalls = rowDecoder(voiceCalls);
+type CallListShape = `${"status" | ""}/${"contact" | ""}`;
+type CallListValues = { agencyId: string; status?: string; contactId?: string };
+const callFilter = (shape: CallListShape) =>
+  and(
+    eq(voiceCalls.agencyId, sql.placeholder("agencyId")),
+    shape.startsWith("status") ? eq(voiceCalls.status, sql.placeholder("status")) : undefined,
+    shape.endsWith("contact") ? eq(voiceCalls.contactId, sql.placeholder("contactId")) : undefined,
   );
-  const [rows, totals] = await db.batch([
-    db
-      .select()
-      .from(voiceCalls)
-      .where(where)
-      // Newest first; rowid breaks ties between calls created in the same millisecond.
-      .orderBy(desc(voiceCalls.createdAt), desc(sql`${voiceCalls}.rowid`))
-      .limit(page.limit)
-      .offset(offsetOf(page)),
-    // Without filters the total is the maintained count (record_counts), not a scan.
-    filters.status || filters.contactId
-      ? db.select({ total: count() }).from(voiceCalls).where(where)
-      : countQuery(db, agencyId, "voice_calls"),
+const callPage = compiledQuery<CallListValues & { limit: number; offset: number }, CallListShape>((qb, shape) =>
+  qb
+    .select()
+    .from(voiceCalls)
+    .where(callFilter(shape))
+    // Newest first; rowid breaks ties between calls created in the same millisecond.
+    .orderBy(desc(voiceCalls.createdAt), desc(sql`${voiceCalls}.rowid`))
+    .limit(sql.placeholder("limit"))
+    .offset(sql.placeholder("offset")),
+);
+const callCount = compiledQuery<CallListValues, CallListShape>((qb, shape) =>
+  shape === "/"
+    ? // Without filters the total is the maintained count (record_counts), not a scan.
+      maintainedCount(qb, "voice_calls")
+    : qb.select({ total: countAll() }).from(voiceCalls).where(callFilter(shape)),
+);
+
+export async function listCalls(db: Db, agencyId: string, filters: CallFilters, page: Pagination) {
+  const shape: CallListShape = `${filters.status ? "status" : ""}/${filters.contactId ? "contact" : ""}`;
+  const values = { agencyId, status: filters.status, contactId: filters.contactId };
+  const [rows, totals] = await readBatch(db, [
+    callPage(db, { ...values, limit: page.limit, offset: offsetOf(page) }, shape),
+    callCount(db, values, shape),
   ]);
-  return { rows, total: totals[0]?.total ?? 0 };
+  return { rows: decodeCalls(rows), total: totalOf(totals) };
 }
 
 export interface NewCall {

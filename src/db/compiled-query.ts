@@ -1,0 +1,60 @@
+import { fillPlaceholders, getTableColumns, sql, type Query, type SQLWrapper } from "drizzle-orm";
+import { QueryBuilder, type SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { Db } from "@/db/client";
+
+const builder = new QueryBuilder();
+
+type Buildable = { toSQL(): Query };
+
+/**
+ * A read written with Drizzle's query builder and `sql.placeholder()`, turned into SQL once
+ * per isolate (per shape) instead of on every request: building the SQL is most of what an
+ * ORM read costs in CPU. `shape` names which optional conditions a call uses (a list with or
+ * without a filter), so each variant is built once. Each call binds the values on the
+ * request's own D1 session, for `.all()` or for `batch()` with the page's count.
+ */
+export function compiledQuery<Values extends Record<string, unknown>, Shape extends string = "">(
+  build: (qb: QueryBuilder, shape: Shape) => Buildable,
+) {
+  const built = new Map<Shape, Query>();
+  return (db: Db, values: Values, shape = "" as Shape): D1PreparedStatement => {
+    let query = built.get(shape);
+    if (!query) {
+      query = build(builder, shape).toSQL();
+      built.set(shape, query);
+    }
+    return d1Of(db).prepare(query.sql).bind(...fillPlaceholders(query.params, values));
+  };
+}
+
+/** The D1 session under a request's Drizzle client: compiled reads run on it directly. */
+export const d1Of = (db: Db): Pick<D1DatabaseSession, "prepare" | "batch"> => db.$client;
+
+/** Compiled statements in one D1 round trip, each result's rows as D1 returns them. */
+export const readBatch = (db: Db, statements: D1PreparedStatement[]) => d1Of(db).batch<Record<string, unknown>>(statements);
+
+/** `count(*)` named `total`, for a compiled count (see totalOf). */
+export const countAll = () => sql<number>`count(*)`.as("total");
+/** A column's value named `total`, for a maintained count (record_counts). */
+export const totalFrom = (column: SQLWrapper) => sql<number>`${column}`.as("total");
+/** The `total` of a compiled count's result. */
+export const totalOf = (result: D1Result<Record<string, unknown>> | undefined) => Number(result?.results[0]?.total ?? 0);
+
+/**
+ * Rows of `table` as D1 returns them (keyed by column name, JSON columns as text), decoded
+ * into Drizzle's row type with a plan made once per table: one pass per row, where Drizzle's
+ * own batch path turns each row into an array and back into an object.
+ */
+export function rowDecoder<T extends SQLiteTable>(table: T): (results: D1Result<Record<string, unknown>> | undefined) => T["$inferSelect"][] {
+  const plan = Object.entries(getTableColumns(table)).map(([key, column]) => ({ key, name: column.name, column }));
+  const decode = (record: Record<string, unknown>) => {
+    const row: Record<string, unknown> = {};
+    for (const { key, name, column } of plan) {
+      const value = record[name];
+      row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+    }
+    return row as T["$inferSelect"];
+  };
+  return (results) => (results?.results ?? []).map(decode);
+}
+
