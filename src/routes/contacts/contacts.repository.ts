@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, exists, isNotNull, isNull, ne, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, exists, getTableColumns, isNotNull, isNull, ne, sql, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { writeWithEvent } from "@/db/write-with-event";
 import { contacts, contactTags } from "@/db/schema";
@@ -10,6 +10,7 @@ import { nowIso } from "@/lib/time";
 import type { CustomFieldsInput } from "@/routes/fields/custom-fields";
 import { isUniqueViolation } from "@/lib/db-errors";
 import { countQuery } from "@/db/record-counts";
+import { contactSearchMatch, contactsFts } from "./contact-search";
 import { MAX_LISTED_SOURCES, MAX_LISTED_TAGS, contactMessages } from "./contacts.schemas";
 
 export type ContactRow = typeof contacts.$inferSelect;
@@ -115,49 +116,67 @@ export interface ContactFilters {
   deleted: boolean;
 }
 
-// Not LIKE: D1 caps LIKE/GLOB patterns at 50 bytes ("LIKE or GLOB pattern too complex"), so a
-// longer q was a 500. instr() has no cap and no wildcards to escape; lower() folds ASCII as LIKE did.
-const contains = (column: SQL | typeof contacts.email, text: string) => sql`instr(lower(${column}), lower(${text})) > 0`;
-
-function searchCondition(q: string): SQL | undefined {
-  const fullName = sql`(${contacts.firstName} || ' ' || ${contacts.lastName})`;
-  const digits = q.replace(/\D/g, "");
-  // "(415) 555-01" is a phone fragment: match its digits against the E.164 value.
-  const phoneText = /^[\d\s().+-]+$/.test(q) && digits.length > 0 ? digits : q;
-  // Case-insensitive for ASCII letters (see `contains`), which is what names and emails need.
-  return or(contains(fullName, q), contains(contacts.email, q), contains(sql`${contacts.phone}`, phoneText));
-}
-
-export async function listContacts(db: Db, agencyId: string, filters: ContactFilters, page: Pagination) {
-  // Without filters the total is the maintained count (record_counts), not a scan of the agency.
-  const unfiltered = !filters.q && filters.tag === undefined && filters.source === undefined;
+/**
+ * One page of the agency's contacts and the number of matches. Each shape of filter is driven
+ * from its index, never from a walk over the agency's contacts:
+ * - q: the FTS5 index (contacts_fts, see contact-search.ts), joined back by rowid;
+ * - tag without q: contact_tags by (agency_id, tag);
+ * - neither: contacts by (agency_id, deleted_at, created_at), the total from record_counts.
+ * CROSS JOIN makes SQLite keep the index on the left as the outer loop
+ * (https://sqlite.org/optoverview.html#manual_control_of_query_plans_using_cross_join): with
+ * `id IN (subquery)` instead it preferred walking contacts_agency_created_idx in order and
+ * probing the subquery's results, which reads every contact of the agency.
+ */
+export function listContactsQueries(db: Db, agencyId: string, filters: ContactFilters, page: Pagination) {
+  const match = filters.q ? contactSearchMatch(agencyId, filters.q) : undefined;
+  if (filters.q && match === undefined) return undefined;
   const where = and(
     eq(contacts.agencyId, agencyId),
     filters.deleted ? isNotNull(contacts.deletedAt) : isNull(contacts.deletedAt),
     filters.source !== undefined ? eq(contacts.source, filters.source) : undefined,
-    filters.tag !== undefined
-      ? exists(
-          db
-            .select({ one: sql`1` })
-            .from(contactTags)
-            .where(and(eq(contactTags.contactId, contacts.id), eq(contactTags.agencyId, agencyId), eq(contactTags.tag, filters.tag))),
-        )
-      : undefined,
-    filters.q ? searchCondition(filters.q) : undefined,
   );
-  const [rows, totals] = await db.batch([
-    db
-      .select()
-      .from(contacts)
-      .where(where)
-      // Newest first; rowid breaks ties between contacts created in the same millisecond.
-      .orderBy(desc(contacts.createdAt), desc(sql`${contacts}.rowid`))
-      .limit(page.limit)
-      .offset(offsetOf(page)),
-    unfiltered
+  // The index the query is driven from, and how its rows meet contacts.
+  let driver: { table: typeof contactsFts | typeof contactTags; where: SQL | undefined } | undefined;
+  if (match !== undefined) {
+    driver = {
+      table: contactsFts,
+      where: and(
+        sql`${contactsFts} MATCH ${match}`,
+        eq(sql`${contacts}.rowid`, contactsFts.rowid),
+        // A tag as well: one probe of contact_tags' primary key (contact_id, tag) per match.
+        filters.tag !== undefined
+          ? exists(db.select({ one: sql`1` }).from(contactTags).where(and(eq(contactTags.contactId, contacts.id), eq(contactTags.tag, filters.tag))))
+          : undefined,
+      ),
+    };
+  } else if (filters.tag !== undefined) {
+    driver = {
+      table: contactTags,
+      where: and(eq(contactTags.agencyId, agencyId), eq(contactTags.tag, filters.tag), eq(contacts.id, contactTags.contactId)),
+    };
+  }
+  const columns = getTableColumns(contacts);
+  const rows = driver
+    ? db.select(columns).from(driver.table).crossJoin(contacts).where(and(driver.where, where))
+    : db.select(columns).from(contacts).where(where);
+  // Without filters the total is the maintained count (record_counts), not a count of the agency.
+  const unfiltered = !filters.q && filters.tag === undefined && filters.source === undefined;
+  return {
+    // Newest first; rowid breaks ties between contacts created in the same millisecond.
+    page: rows.orderBy(desc(contacts.createdAt), desc(sql`${contacts}.rowid`)).limit(page.limit).offset(offsetOf(page)),
+    total: unfiltered
       ? countQuery(db, agencyId, filters.deleted ? "contacts.deleted" : "contacts.live")
-      : db.select({ total: count() }).from(contacts).where(where),
-  ]);
+      : driver
+        ? db.select({ total: count() }).from(driver.table).crossJoin(contacts).where(and(driver.where, where))
+        : db.select({ total: count() }).from(contacts).where(where),
+  };
+}
+
+export async function listContacts(db: Db, agencyId: string, filters: ContactFilters, page: Pagination) {
+  // A q without a letter or digit matches nothing: answer without reading anything.
+  const queries = listContactsQueries(db, agencyId, filters, page);
+  if (!queries) return { rows: [], total: 0 };
+  const [rows, totals] = await db.batch([queries.page, queries.total]);
   return { rows, total: totals[0]?.total ?? 0 };
 }
 

@@ -36,10 +36,10 @@ export const listContacts = partnerRoute({
   tags: ["Contacts"],
   summary: "List contacts",
   description:
-    "Lists the agency's live contacts, newest first (by `created_at`). Filters combine with AND: `q` searches names, " +
-    "email and phone (case-insensitive, substring), `tag` and `source` match exactly. `deleted=true` lists " +
-    "soft-deleted contacts instead, for example to find one to restore. Paginated with `page` and `limit`; " +
-    "`pagination.total` counts every match.",
+    "Lists the agency's live contacts, newest first (by `created_at`). Filters combine with AND: `q` searches by " +
+    "word starts in the first name, last name and email, and by digits in the phone number (see `q`); `tag` and " +
+    "`source` match exactly. `deleted=true` lists soft-deleted contacts instead (`q` searches them too), for " +
+    "example to find one to restore. Paginated with `page` and `limit`; `pagination.total` counts every match.",
   scopes: ["contacts"],
   request: { query: ListContactsQuery },
   responses: { 200: jsonContent(ContactListResponse, "One page of contacts.") },

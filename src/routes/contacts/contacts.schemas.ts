@@ -133,9 +133,15 @@ export const ListContactsQuery = paginationQuery.extend({
     .openapi({
       param: { name: "q", in: "query" },
       description:
-        "Case-insensitive search: contacts whose first name, last name, full name, email or phone contains this text. " +
-        "Digits also match a phone written with punctuation (`(415) 555` finds `+14155550123`).",
-      example: "ada",
+        "Search, up to 100 characters. `q` is split into words (runs of letters and digits; spaces and punctuation " +
+        "such as `@ . - ' \" * ( )` only separate words and are otherwise ignored). A contact matches when every word " +
+        "is the start of a word of its first name, last name or email, in any order: `lov` and `ada lov` find Ada " +
+        "Lovelace, `hopper grace` finds Grace Hopper, `ada@ana` and `analytical.org` find ada@analytical.org; a fragment " +
+        "from the middle of a word (`velace`) does not match. Case and accents are ignored (`jose` finds José, `JOSÉ` " +
+        "finds Jose). When `q` looks like a phone number (only digits, spaces and `( ) . + -`), contacts whose phone " +
+        "contains its digits anywhere match too: `0123`, `555-01`, `(415) 555-0123` and `+1 415 555 0123` all find " +
+        "+14155550123. A `q` with no letter or digit matches no contact.",
+      example: "ada lov",
     }),
   tag: z
     .string()
