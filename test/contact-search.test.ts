@@ -2,7 +2,6 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { app } from "@/app";
-import { createDb } from "@/db/client";
 import { listContactsQueries, type ContactFilters } from "@/routes/contacts/contacts.repository";
 import { api, BASE } from "./helpers/http";
 import { setupAgency } from "./helpers/factories";
@@ -296,7 +295,6 @@ describe("contacts_fts", () => {
   });
 
   it("drives every filtered list and count from an index, never from the agency's contacts", async () => {
-    const db = createDb(env.DB);
     const filters: ContactFilters[] = [
       { q: "ada lov", deleted: false },
       { q: "(415) 555", deleted: true },
@@ -305,7 +303,7 @@ describe("contacts_fts", () => {
       { tag: "vip", source: "Zillow", deleted: true },
     ];
     for (const filter of filters) {
-      const queries = listContactsQueries(db, crypto.randomUUID(), filter, { page: 3, limit: 10 })!;
+      const queries = listContactsQueries(crypto.randomUUID(), filter, { page: 3, limit: 10 })!;
       for (const [name, query] of [["page", queries.page], ["total", queries.total]] as const) {
         const { sql, params } = query.toSQL();
         const plan = (await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>()).results.map((r) => r.detail);

@@ -4,48 +4,57 @@ import type { Db } from "@/db/client";
 
 const builder = new QueryBuilder();
 
-type Buildable = { toSQL(): Query };
+/** A compiled query with its values: SQL and parameters, ready to run (see readBatch, readRows). */
+export interface BoundQuery extends Query {
+  toSQL(): Query;
+}
 
 /**
  * A read written with Drizzle's query builder and `sql.placeholder()`, turned into SQL once
  * per isolate (per shape) instead of on every request: building the SQL is most of what an
  * ORM read costs in CPU. `shape` names which optional conditions a call uses (a list with or
- * without a filter), so each variant is built once. Each call binds the values on the
- * request's own D1 session, for `.all()` or for `batch()` with the page's count.
+ * without a filter), so each variant is built once; the values fill its placeholders.
  */
 export function compiledQuery<Values extends Record<string, unknown>, Shape extends string = "">(
-  build: (qb: QueryBuilder, shape: Shape) => Buildable,
+  build: (qb: QueryBuilder, shape: Shape) => { toSQL(): Query },
 ) {
   const built = new Map<Shape, Query>();
-  return (db: Db, values: Values, shape = "" as Shape): D1PreparedStatement => {
+  return (values: Values, shape = "" as Shape): BoundQuery => {
     let query = built.get(shape);
     if (!query) {
       query = build(builder, shape).toSQL();
       built.set(shape, query);
     }
-    return d1Of(db).prepare(query.sql).bind(...fillPlaceholders(query.params, values));
+    const bound = { sql: query.sql, params: fillPlaceholders(query.params, values) };
+    return { ...bound, toSQL: () => bound };
   };
 }
 
-/** The D1 session under a request's Drizzle client: compiled reads run on it directly. */
-export const d1Of = (db: Db): Pick<D1DatabaseSession, "prepare" | "batch"> => db.$client;
+type Rows = D1Result<Record<string, unknown>>;
 
-/** Compiled statements in one D1 round trip, each result's rows as D1 returns them. */
-export const readBatch = (db: Db, statements: D1PreparedStatement[]) => d1Of(db).batch<Record<string, unknown>>(statements);
+// The D1 session under a request's Drizzle client (the bench's rows-read recorder wraps it too).
+const d1Of = (db: Db): Pick<D1DatabaseSession, "prepare" | "batch"> => db.$client;
+const prepared = (db: Db, query: BoundQuery) => d1Of(db).prepare(query.sql).bind(...query.params);
+
+/** Compiled queries in one D1 round trip; each result's rows as D1 returns them. */
+export const readBatch = (db: Db, queries: BoundQuery[]): Promise<Rows[]> => d1Of(db).batch(queries.map((q) => prepared(db, q)));
+
+/** One compiled query's rows as D1 returns them. */
+export const readRows = (db: Db, query: BoundQuery): Promise<Rows> => prepared(db, query).all();
 
 /** `count(*)` named `total`, for a compiled count (see totalOf). */
 export const countAll = () => sql<number>`count(*)`.as("total");
 /** A column's value named `total`, for a maintained count (record_counts). */
 export const totalFrom = (column: SQLWrapper) => sql<number>`${column}`.as("total");
 /** The `total` of a compiled count's result. */
-export const totalOf = (result: D1Result<Record<string, unknown>> | undefined) => Number(result?.results[0]?.total ?? 0);
+export const totalOf = (result: Rows | undefined) => Number(result?.results[0]?.total ?? 0);
 
 /**
  * Rows of `table` as D1 returns them (keyed by column name, JSON columns as text), decoded
  * into Drizzle's row type with a plan made once per table: one pass per row, where Drizzle's
  * own batch path turns each row into an array and back into an object.
  */
-export function rowDecoder<T extends SQLiteTable>(table: T): (results: D1Result<Record<string, unknown>> | undefined) => T["$inferSelect"][] {
+export function rowDecoder<T extends SQLiteTable>(table: T): (result: Rows | undefined) => T["$inferSelect"][] {
   const plan = Object.entries(getTableColumns(table)).map(([key, column]) => ({ key, name: column.name, column }));
   const decode = (record: Record<string, unknown>) => {
     const row: Record<string, unknown> = {};
@@ -55,6 +64,5 @@ export function rowDecoder<T extends SQLiteTable>(table: T): (results: D1Result<
     }
     return row as T["$inferSelect"];
   };
-  return (results) => (results?.results ?? []).map(decode);
+  return (result) => (result?.results ?? []).map(decode);
 }
-

@@ -1,4 +1,5 @@
 import { and, asc, count, desc, eq, exists, getTableColumns, isNotNull, isNull, ne, sql, type SQL } from "drizzle-orm";
+import type { QueryBuilder } from "drizzle-orm/sqlite-core";
 import type { Db } from "@/db/client";
 import { writeWithEvent } from "@/db/write-with-event";
 import { contacts, contactTags } from "@/db/schema";
@@ -9,7 +10,8 @@ import { eventStatement, type EventType } from "@/lib/events";
 import { nowIso } from "@/lib/time";
 import type { CustomFieldsInput } from "@/routes/fields/custom-fields";
 import { isUniqueViolation } from "@/lib/db-errors";
-import { countQuery } from "@/db/record-counts";
+import { maintainedCount } from "@/db/record-counts";
+import { compiledQuery, countAll, readBatch, readRows, rowDecoder, totalOf } from "@/db/compiled-query";
 import { contactSearchMatch, contactsFts } from "./contact-search";
 import { MAX_LISTED_SOURCES, MAX_LISTED_TAGS, contactMessages } from "./contacts.schemas";
 
@@ -102,8 +104,16 @@ async function duplicateError(
   return conflict("A contact with this email or phone already exists");
 }
 
-export const getLiveContact = (db: Db, agencyId: string, contactId: string) =>
-  db.select().from(contacts).where(liveContactWhere(agencyId, contactId)).get();
+const decodeContacts = rowDecoder(contacts);
+const liveContact = compiledQuery<{ agencyId: string; contactId: string }>((qb) =>
+  qb
+    .select()
+    .from(contacts)
+    .where(and(eq(contacts.id, sql.placeholder("contactId")), eq(contacts.agencyId, sql.placeholder("agencyId")), isNull(contacts.deletedAt))),
+);
+
+export const getLiveContact = async (db: Db, agencyId: string, contactId: string): Promise<ContactRow | undefined> =>
+  decodeContacts(await readRows(db, liveContact({ agencyId, contactId: contactId.toLowerCase() })))[0];
 
 /** Any contact of the agency, live or soft-deleted. */
 export const getAnyContact = (db: Db, agencyId: string, contactId: string) =>
@@ -116,9 +126,12 @@ export interface ContactFilters {
   deleted: boolean;
 }
 
+type ContactListShape = `${"q" | ""}/${"tag" | ""}/${"source" | ""}/${"live" | "deleted"}`;
+type ContactListValues = { agencyId: string; match?: string; tag?: string; source?: string };
+
 /**
- * One page of the agency's contacts and the number of matches. Each shape of filter is driven
- * from its index, never from a walk over the agency's contacts:
+ * One page of the agency's contacts and the number of matches, for one shape of filters. Each
+ * shape is driven from its index, never from a walk over the agency's contacts:
  * - q: the FTS5 index (contacts_fts, see contact-search.ts), joined back by rowid;
  * - tag without q: contact_tags by (agency_id, tag);
  * - neither: contacts by (agency_id, deleted_at, created_at), the total from record_counts.
@@ -127,57 +140,67 @@ export interface ContactFilters {
  * `id IN (subquery)` instead it preferred walking contacts_agency_created_idx in order and
  * probing the subquery's results, which reads every contact of the agency.
  */
-export function listContactsQueries(db: Db, agencyId: string, filters: ContactFilters, page: Pagination) {
-  const match = filters.q ? contactSearchMatch(agencyId, filters.q) : undefined;
-  if (filters.q && match === undefined) return undefined;
+function contactList(qb: QueryBuilder, shape: ContactListShape) {
+  const [q, tag, source, state] = shape.split("/");
   const where = and(
-    eq(contacts.agencyId, agencyId),
-    filters.deleted ? isNotNull(contacts.deletedAt) : isNull(contacts.deletedAt),
-    filters.source !== undefined ? eq(contacts.source, filters.source) : undefined,
+    eq(contacts.agencyId, sql.placeholder("agencyId")),
+    state === "deleted" ? isNotNull(contacts.deletedAt) : isNull(contacts.deletedAt),
+    source ? eq(contacts.source, sql.placeholder("source")) : undefined,
   );
   // The index the query is driven from, and how its rows meet contacts.
   let driver: { table: typeof contactsFts | typeof contactTags; where: SQL | undefined } | undefined;
-  if (match !== undefined) {
+  if (q) {
     driver = {
       table: contactsFts,
       where: and(
-        sql`${contactsFts} MATCH ${match}`,
+        sql`${contactsFts} MATCH ${sql.placeholder("match")}`,
         eq(sql`${contacts}.rowid`, contactsFts.rowid),
         // A tag as well: one probe of contact_tags' primary key (contact_id, tag) per match.
-        filters.tag !== undefined
-          ? exists(db.select({ one: sql`1` }).from(contactTags).where(and(eq(contactTags.contactId, contacts.id), eq(contactTags.tag, filters.tag))))
+        tag
+          ? exists(qb.select({ one: sql`1` }).from(contactTags).where(and(eq(contactTags.contactId, contacts.id), eq(contactTags.tag, sql.placeholder("tag")))))
           : undefined,
       ),
     };
-  } else if (filters.tag !== undefined) {
+  } else if (tag) {
     driver = {
       table: contactTags,
-      where: and(eq(contactTags.agencyId, agencyId), eq(contactTags.tag, filters.tag), eq(contacts.id, contactTags.contactId)),
+      where: and(eq(contactTags.agencyId, sql.placeholder("agencyId")), eq(contactTags.tag, sql.placeholder("tag")), eq(contacts.id, contactTags.contactId)),
     };
   }
   const columns = getTableColumns(contacts);
   const rows = driver
-    ? db.select(columns).from(driver.table).crossJoin(contacts).where(and(driver.where, where))
-    : db.select(columns).from(contacts).where(where);
-  // Without filters the total is the maintained count (record_counts), not a count of the agency.
-  const unfiltered = !filters.q && filters.tag === undefined && filters.source === undefined;
+    ? qb.select(columns).from(driver.table).crossJoin(contacts).where(and(driver.where, where))
+    : qb.select(columns).from(contacts).where(where);
   return {
     // Newest first; rowid breaks ties between contacts created in the same millisecond.
-    page: rows.orderBy(desc(contacts.createdAt), desc(sql`${contacts}.rowid`)).limit(page.limit).offset(offsetOf(page)),
-    total: unfiltered
-      ? countQuery(db, agencyId, filters.deleted ? "contacts.deleted" : "contacts.live")
-      : driver
-        ? db.select({ total: count() }).from(driver.table).crossJoin(contacts).where(and(driver.where, where))
-        : db.select({ total: count() }).from(contacts).where(where),
+    page: rows.orderBy(desc(contacts.createdAt), desc(sql`${contacts}.rowid`)).limit(sql.placeholder("limit")).offset(sql.placeholder("offset")),
+    // Without filters the total is the maintained count (record_counts), not a count of the agency.
+    total:
+      !q && !tag && !source
+        ? maintainedCount(qb, state === "deleted" ? "contacts.deleted" : "contacts.live")
+        : driver
+          ? qb.select({ total: countAll() }).from(driver.table).crossJoin(contacts).where(and(driver.where, where))
+          : qb.select({ total: countAll() }).from(contacts).where(where),
   };
+}
+const contactPage = compiledQuery<ContactListValues & { limit: number; offset: number }, ContactListShape>((qb, shape) => contactList(qb, shape).page);
+const contactCount = compiledQuery<ContactListValues, ContactListShape>((qb, shape) => contactList(qb, shape).total);
+
+/** The page and count queries of a list, or undefined when q cannot match anything. */
+export function listContactsQueries(agencyId: string, filters: ContactFilters, page: Pagination) {
+  const match = filters.q ? contactSearchMatch(agencyId, filters.q) : undefined;
+  if (filters.q && match === undefined) return undefined;
+  const shape: ContactListShape = `${match !== undefined ? "q" : ""}/${filters.tag !== undefined ? "tag" : ""}/${filters.source !== undefined ? "source" : ""}/${filters.deleted ? "deleted" : "live"}`;
+  const values = { agencyId, match, tag: filters.tag, source: filters.source };
+  return { page: contactPage({ ...values, limit: page.limit, offset: offsetOf(page) }, shape), total: contactCount(values, shape) };
 }
 
 export async function listContacts(db: Db, agencyId: string, filters: ContactFilters, page: Pagination) {
   // A q without a letter or digit matches nothing: answer without reading anything.
-  const queries = listContactsQueries(db, agencyId, filters, page);
+  const queries = listContactsQueries(agencyId, filters, page);
   if (!queries) return { rows: [], total: 0 };
-  const [rows, totals] = await db.batch([queries.page, queries.total]);
-  return { rows, total: totals[0]?.total ?? 0 };
+  const [rows, totals] = await readBatch(db, [queries.page, queries.total]);
+  return { rows: decodeContacts(rows), total: totalOf(totals) };
 }
 
 /** The event of a change to one contact, for the change's batch (see eventStatement). */

@@ -123,10 +123,7 @@ const callCount = compiledQuery<CallListValues, CallListShape>((qb, shape) =>
 export async function listCalls(db: Db, agencyId: string, filters: CallFilters, page: Pagination) {
   const shape: CallListShape = `${filters.status ? "status" : ""}/${filters.contactId ? "contact" : ""}`;
   const values = { agencyId, status: filters.status, contactId: filters.contactId };
-  const [rows, totals] = await readBatch(db, [
-    callPage(db, { ...values, limit: page.limit, offset: offsetOf(page) }, shape),
-    callCount(db, values, shape),
-  ]);
+  const [rows, totals] = await readBatch(db, [callPage({ ...values, limit: page.limit, offset: offsetOf(page) }, shape), callCount(values, shape)]);
   return { rows: decodeCalls(rows), total: totalOf(totals) };
 }
 
