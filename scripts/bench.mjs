@@ -10,6 +10,7 @@ import { execFileSync } from "node:child_process";
 import { createServer } from "node:http";
 import { performance } from "node:perf_hooks";
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import { alternate, measure, metrics } from "./bench/measure.mjs";
@@ -38,6 +39,9 @@ const BY_NAME = `GET /contacts?q=${SEARCH.last}&limit=20`;
 const BY_TAG = `GET /contacts?tag=${SEARCH.tag}&limit=20`;
 
 const started = Date.now();
+// Other work on the machine skews every number: the load averages at the start and the end are
+// reported with the results.
+const loadAtStart = loadavg().map((n) => +n.toFixed(2));
 const log = (line) => console.log(`\x1b[35m[bench ${Math.round((Date.now() - started) / 1000)}s]\x1b[0m ${line}`);
 const thousands = (n) => n.toLocaleString("en-US");
 
@@ -382,6 +386,7 @@ async function main() {
       results.baseline = before;
     }
     results.elapsedSeconds = Math.round((Date.now() - started) / 1000);
+    results.loadAverage = { start: loadAtStart, end: loadavg().map((n) => +n.toFixed(2)) };
     mkdirSync(OUT, { recursive: true });
     writeFileSync(join(OUT, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
     print(results);
@@ -448,6 +453,14 @@ function budgets(results) {
 const pad = (v, n) => String(v).padEnd(n);
 const padL = (v, n) => String(v).padStart(n);
 const dash = (v) => v ?? "-";
+/**
+ * A measured run that completed few requests (a slow scenario) has percentiles of those few
+ * only: the requests still in flight when it ended are not in them. Such latencies get a `*`.
+ */
+const FEW_REQUESTS = 20;
+const few = (s) => (s.fewestRequests ?? s.requests) < FEW_REQUESTS;
+const latency = (s, key) => (s[key] === undefined ? "-" : `${s[key]}${few(s) ? "*" : ""}`);
+const FEW_NOTE = `* a measured run completed fewer than ${FEW_REQUESTS} requests: its p50/p99 leave out those still in flight when it ended`;
 
 function print(results) {
   const header = `${pad("scenario", 38)}${padL("contacts", 9)}${padL("req/s", 8)}${padL("p50 ms", 8)}${padL("p99 ms", 8)}${padL("x floor", 9)}${padL("rows read", 11)}${padL("D1 trips", 10)}${padL("D1 stmts", 10)}`;
@@ -457,9 +470,10 @@ function print(results) {
   console.log(`\ncurrent (${results.commit}), ${results.connections} connections, ${how}:\n${header}\n${"-".repeat(header.length)}`);
   for (const s of results.scenarios) {
     console.log(
-      `${pad(s.name, 38)}${padL(s.size === null ? "-" : thousands(s.size), 9)}${padL(dash(s.rps), 8)}${padL(dash(s.p50), 8)}${padL(dash(s.p99), 8)}${padL(dash(s.ratio), 9)}${padL(dash(s.rowsRead), 11)}${padL(dash(s.d1RoundTrips), 10)}${padL(dash(s.d1Statements), 10)}`,
+      `${pad(s.name, 38)}${padL(s.size === null ? "-" : thousands(s.size), 9)}${padL(dash(s.rps), 8)}${padL(latency(s, "p50"), 8)}${padL(latency(s, "p99"), 8)}${padL(dash(s.ratio), 9)}${padL(dash(s.rowsRead), 11)}${padL(dash(s.d1RoundTrips), 10)}${padL(dash(s.d1Statements), 10)}`,
     );
   }
+  if (results.scenarios.some((s) => s.p99 !== undefined && few(s))) console.log(FEW_NOTE);
 
   const ref = results.reference;
   console.log(
@@ -491,7 +505,8 @@ function print(results) {
     const then = base ? `   (before: ${mark(base.budgets[i].ok).trim()} ${base.budgets[i].value})` : "";
     console.log(`${mark(b.ok)} ${pad(b.budget, 72)} ${b.value}${then}`);
   }
-  console.log(`\nwritten to .bench/results.json (${results.elapsedSeconds} s)`);
+  const { start, end } = results.loadAverage;
+  console.log(`\nwritten to .bench/results.json (${results.elapsedSeconds} s; load average 1/5/15 min ${start.join(" ")} at the start, ${end.join(" ")} at the end)`);
 }
 
 function printBeforeAfter(results, base, webhookLine) {
@@ -511,15 +526,18 @@ function printBeforeAfter(results, base, webhookLine) {
     console.log(
       `${pad(s.name, 38)}${padL(s.size === null ? "-" : thousands(s.size), 9)}` +
         `${padL(dash(b.rps), 14)}${padL(dash(s.rps), 7)}${padL(change(s.rps, b.rps), 8)}` +
-        `${padL(dash(b.p50), 12)}${padL(dash(s.p50), 7)}${padL(dash(b.p99), 12)}${padL(dash(s.p99), 7)}` +
+        `${padL(latency(b, "p50"), 12)}${padL(latency(s, "p50"), 7)}${padL(latency(b, "p99"), 12)}${padL(latency(s, "p99"), 7)}` +
         `${padL(dash(b.rowsRead), 13)}${padL(dash(s.rowsRead), 7)}`,
     );
   }
+  if ([...results.scenarios, ...base.scenarios].some((s) => s.p99 !== undefined && few(s))) console.log(FEW_NOTE);
   console.log(`\nwebhooks before: ${webhookLine(base.webhooks)}`);
   console.log(`bundle before: ${base.bundle.rawKiB} KiB raw, ${base.bundle.gzipKiB} KiB gzipped\n`);
 }
 
-main().catch((error) => {
+// `npm run bench -- --print`: prints the last run's tables again from .bench/results.json.
+const run = process.argv.includes("--print") ? async () => print(JSON.parse(readFileSync(join(OUT, "results.json"), "utf8"))) : main;
+run().catch((error) => {
   console.error(error);
   process.exit(1);
 });

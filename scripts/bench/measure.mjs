@@ -123,6 +123,7 @@ export async function alternate(sides, { rounds, warmup, seconds, connections, o
       p50: median(all.map((round) => round[key].p50)),
       p99: median(all.map((round) => round[key].p99)),
       requests: all.reduce((n, round) => n + round[key].requests, 0),
+      fewestRequests: Math.min(...all.map((round) => round[key].requests)),
     };
   }
   return { rounds: all, medians };
