@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSy
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
-import { alternate, measure, metrics } from "./bench/measure.mjs";
+import { FEW_REQUESTS, alternate, measure, metrics } from "./bench/measure.mjs";
 import { SEARCH, seedBenchmark } from "./bench/seed.mjs";
 import { Target, baselineConfig, compatibilityDate } from "./bench/servers.mjs";
 import { ROOT, readDevVars } from "./lib/dev-vars.mjs";
@@ -453,14 +453,10 @@ function budgets(results) {
 const pad = (v, n) => String(v).padEnd(n);
 const padL = (v, n) => String(v).padStart(n);
 const dash = (v) => v ?? "-";
-/**
- * A measured run that completed few requests (a slow scenario) has percentiles of those few
- * only: the requests still in flight when it ended are not in them. Such latencies get a `*`.
- */
-const FEW_REQUESTS = 20;
-const few = (s) => (s.fewestRequests ?? s.requests) < FEW_REQUESTS;
-const latency = (s, key) => (s[key] === undefined ? "-" : `${s[key]}${few(s) ? "*" : ""}`);
-const FEW_NOTE = `* a measured run completed fewer than ${FEW_REQUESTS} requests: its p50/p99 leave out those still in flight when it ended`;
+/** Latencies of a scenario measured by a number of requests rather than a window get a `*`. */
+const latency = (s, key) => (s[key] === undefined ? "-" : `${s[key]}${s.mode === "requests" ? "*" : ""}`);
+const few = (s) => s.mode === "requests";
+const FEW_NOTE = `* too slow to complete ${FEW_REQUESTS} requests in the measured window: measured (in some round) as ${FEW_REQUESTS} requests, each to completion`;
 
 function print(results) {
   const header = `${pad("scenario", 38)}${padL("contacts", 9)}${padL("req/s", 8)}${padL("p50 ms", 8)}${padL("p99 ms", 8)}${padL("x floor", 9)}${padL("rows read", 11)}${padL("D1 trips", 10)}${padL("D1 stmts", 10)}`;

@@ -3,51 +3,70 @@
 // missing metrics header throws.
 import autocannon from "autocannon";
 
-function load(base, scenario, seconds, connections) {
+/** One autocannon run: for `run.seconds`, or until `run.amount` requests have completed. */
+function load(base, scenario, run, connections) {
   return new Promise((resolve, reject) => {
     const request = { method: scenario.method, path: scenario.path, headers: scenario.headers };
     if (scenario.body) request.setupRequest = (req) => ({ ...req, body: scenario.body() });
-    autocannon(
-      { url: base, connections, duration: seconds, requests: [request], timeout: 30 },
-      (error, result) => (error ? reject(error) : resolve(result)),
-    );
+    const length = run.amount ? { amount: run.amount } : { duration: run.seconds };
+    autocannon({ url: base, connections, ...length, requests: [request], timeout: 30 }, (error, result) => (error ? reject(error) : resolve(result)));
   });
 }
 
 const statusesOf = (result) => Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]));
 
+/** Throws when any request of the run failed or answered other than 2xx: a fast stream of errors is not throughput. */
+function assertAllOk(result, label) {
+  if (result.errors + result.timeouts > 0 || result.non2xx > 0) {
+    throw new Error(
+      `${label}: ${result.non2xx} non-2xx ${JSON.stringify(statusesOf(result))}, ${result.errors} errors, ${result.timeouts} timeouts ` +
+        `of ${result.requests.total} requests`,
+    );
+  }
+}
+
 /**
- * Waits out the requests the warm-up left in flight: autocannon stops waiting for them, the
- * server does not, so a slow scenario's measured run would start behind a queue of them. One
- * more request, answered after them, marks the queue empty.
+ * Waits out the requests a run left in flight: autocannon stops waiting for them, the server
+ * does not, so the next run would start behind a queue of them. One more request, answered
+ * after them, marks the queue empty.
  */
 async function drain(base, scenario, label) {
   const res = await fetch(`${base}${scenario.path}`, { method: scenario.method, headers: scenario.headers, body: scenario.body?.() });
   await res.arrayBuffer();
-  if (!res.ok) throw new Error(`${label} (after the warm-up): HTTP ${res.status}`);
+  if (!res.ok) throw new Error(`${label} (draining): HTTP ${res.status}`);
 }
 
 /**
+ * Below this many completed requests a fixed window says little: its percentiles leave out the
+ * requests still in flight when it ended, which for a slow scenario are most of them.
+ */
+export const FEW_REQUESTS = 20;
+
+/**
  * Throughput and latency of one scenario against one server: `warmup` seconds unrecorded, then
- * `seconds` measured. Throws when any request failed or answered other than 2xx (a fast stream
- * of errors is not throughput).
+ * `seconds` measured. A scenario too slow to complete FEW_REQUESTS in that window (judged by
+ * the warm-up's pace, or by the window itself) is measured instead as FEW_REQUESTS requests,
+ * each to completion (`mode: "requests"`), so its rate and percentiles cover every request.
+ * Throws when any request failed or answered other than 2xx.
  */
 export async function measure(base, scenario, { warmup, seconds, connections, label = scenario.name }) {
+  // The warm-up's pace tells a slow scenario in advance, saving a window that would say little.
+  let expected = Infinity;
   if (warmup > 0) {
-    const result = await load(base, scenario, warmup, connections);
-    if (result.errors + result.timeouts > 0 || result.non2xx > 0) {
-      throw new Error(`${label} (warm-up): ${result.non2xx} non-2xx ${JSON.stringify(statusesOf(result))}, ${result.errors} errors, ${result.timeouts} timeouts`);
-    }
+    const warm = await load(base, scenario, { seconds: warmup }, connections);
+    assertAllOk(warm, `${label} (warm-up)`);
+    expected = (warm.requests.total * seconds) / warmup;
     await drain(base, scenario, label);
   }
-  const result = await load(base, scenario, seconds, connections);
-  const statuses = statusesOf(result);
-  if (result.requests.total === 0) throw new Error(`${label}: no request completed in ${seconds} s`);
-  if (result.errors + result.timeouts > 0 || result.non2xx > 0) {
-    throw new Error(
-      `${label}: ${result.non2xx} non-2xx ${JSON.stringify(statuses)}, ${result.errors} errors, ${result.timeouts} timeouts ` +
-        `of ${result.requests.total} requests`,
-    );
+  let result = expected >= FEW_REQUESTS ? await load(base, scenario, { seconds }, connections) : null;
+  if (result) assertAllOk(result, label);
+  let mode = "window";
+  if (!result || result.requests.total < FEW_REQUESTS) {
+    if (result) await drain(base, scenario, label);
+    result = await load(base, scenario, { amount: FEW_REQUESTS }, connections);
+    assertAllOk(result, `${label} (${FEW_REQUESTS} requests)`);
+    if (result.requests.total < FEW_REQUESTS) throw new Error(`${label}: ${result.requests.total} of ${FEW_REQUESTS} requests completed`);
+    mode = "requests";
   }
   // Completed requests over the run's actual length: a slow scenario's few requests a second
   // keep a decimal rather than rounding to 0.
@@ -57,7 +76,8 @@ export async function measure(base, scenario, { warmup, seconds, connections, la
     p50: result.latency.p50,
     p99: result.latency.p99,
     requests: result.requests.total,
-    statuses,
+    mode,
+    statuses: statusesOf(result),
   };
 }
 
@@ -123,7 +143,7 @@ export async function alternate(sides, { rounds, warmup, seconds, connections, o
       p50: median(all.map((round) => round[key].p50)),
       p99: median(all.map((round) => round[key].p99)),
       requests: all.reduce((n, round) => n + round[key].requests, 0),
-      fewestRequests: Math.min(...all.map((round) => round[key].requests)),
+      mode: all.some((round) => round[key].mode === "requests") ? "requests" : "window",
     };
   }
   return { rounds: all, medians };
