@@ -15,7 +15,7 @@ import { join, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import { FEW_REQUESTS, alternate, measure, metrics } from "./bench/measure.mjs";
 import { SEARCH, seedBenchmark } from "./bench/seed.mjs";
-import { Target, baselineConfig, compatibilityDate } from "./bench/servers.mjs";
+import { Target, baselineConfig, compatibilityDate, runnableConfig } from "./bench/servers.mjs";
 import { ROOT, readDevVars } from "./lib/dev-vars.mjs";
 
 const PORT = Number(process.env.BENCH_PORT || 8799);
@@ -268,9 +268,10 @@ async function main() {
   const reference = new Target({
     label: "reference",
     port: REFERENCE_PORT,
-    config: join(ROOT, "scripts", "bench", "reference", "wrangler.toml"),
+    // Run from a copy under .bench/, so wrangler's scratch files stay out of scripts/.
+    config: runnableConfig(join(ROOT, "scripts", "bench", "reference", "wrangler.toml"), join(OUT, "reference")),
     root: ROOT,
-    state: join(OUT, "reference-state"),
+    state: join(OUT, "reference", "state"),
     envFile: join(ROOT, ".dev.vars"),
     ready: "/contacts",
     devArgs: ["--compatibility-date", compatibilityDate(projectConfig)],
@@ -354,6 +355,8 @@ async function main() {
     before?.scenarios.push({ name: "GET /health (floor)", size: null, ...floor.baseline, ratio: 1 });
 
     results.reference = await referenceComparison(current, agencies[0], reference, refAgency);
+    // Done with the reference Worker: an idle wrangler dev still takes memory and some CPU.
+    reference.stop();
 
     const bySize = agencies.map((agency, i) => ({ agency, list: scenarios(agency), baseList: baseAgencies && scenarios(baseAgencies[i]) }));
     for (let i = 0; i < bySize[0].list.length; i++) {

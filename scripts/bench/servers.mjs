@@ -32,16 +32,17 @@ export function compatibilityDate(configPath) {
 }
 
 /**
- * A copy of a checkout's wrangler.toml, written to `outDir`, that runs that checkout's Worker
- * without writing into it: `main`, the assets folder and `migrations_dir` point back into the
- * checkout, the `[build]` step is dropped (it only copies the API reference page's script into
- * the checkout's public/, which no scenario requests), and the name gets a `-baseline` suffix so
- * wrangler's dev registry keeps the two Workers apart. wrangler then keeps its own files
- * (.wrangler/) next to the copy.
+ * A copy of a wrangler.toml, written to `outDir`, that runs the same Worker without wrangler
+ * writing next to the original: wrangler keeps its scratch files (.wrangler/) in the config's
+ * folder, which would put them into another checkout, or into scripts/ where the linter reads
+ * them. `main`, the assets folder and `migrations_dir` are made absolute, so they still point
+ * at the original's. Options: `dropBuild` drops the `[build]` step, `suffix` renames the Worker
+ * (wrangler's dev registry keys Workers by name).
  */
-export function baselineConfig(checkout, outDir) {
-  const source = join(checkout, "wrangler.toml");
-  if (!existsSync(source)) throw new Error(`BENCH_BASELINE=${checkout}: no wrangler.toml there`);
+export function runnableConfig(path, outDir, { dropBuild = false, suffix = "" } = {}) {
+  const source = resolve(path);
+  if (!existsSync(source)) throw new Error(`no ${source}`);
+  const from = dirname(source);
   const out = [];
   let section = "";
   let dropping = false;
@@ -49,7 +50,7 @@ export function baselineConfig(checkout, outDir) {
     const header = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$/.exec(line);
     if (header) {
       section = header[1];
-      dropping = section === "build" || section.startsWith("build.");
+      dropping = dropBuild && (section === "build" || section.startsWith("build."));
     }
     if (dropping) continue;
     const entry = /^(\s*)([A-Za-z_]+)(\s*=\s*)"([^"]*)"(.*)$/.exec(line);
@@ -57,10 +58,10 @@ export function baselineConfig(checkout, outDir) {
     const isPath =
       (section === "" && key === "main") || (section === "assets" && key === "directory") || (section === "d1_databases" && key === "migrations_dir");
     if (entry && isPath) {
-      const value = isAbsolute(entry[4]) ? entry[4] : resolve(checkout, entry[4]);
+      const value = isAbsolute(entry[4]) ? entry[4] : resolve(from, entry[4]);
       out.push(`${entry[1]}${key}${entry[3]}${JSON.stringify(value)}${entry[5]}`);
-    } else if (entry && section === "" && key === "name") {
-      out.push(`${entry[1]}name${entry[3]}${JSON.stringify(`${entry[4]}-baseline`)}${entry[5]}`);
+    } else if (entry && section === "" && key === "name" && suffix) {
+      out.push(`${entry[1]}name${entry[3]}${JSON.stringify(`${entry[4]}${suffix}`)}${entry[5]}`);
     } else {
       out.push(line);
     }
@@ -69,6 +70,16 @@ export function baselineConfig(checkout, outDir) {
   const config = join(outDir, "wrangler.toml");
   writeFileSync(config, `# Written by scripts/bench.mjs from ${source}; do not edit.\n${out.join("\n")}`);
   return config;
+}
+
+/**
+ * The config that runs a baseline checkout's Worker from `outDir`. Its `[build]` step is
+ * dropped: it only copies the API reference page's script into the checkout's public/, which
+ * no scenario requests, and the bench writes nothing into the checkout.
+ */
+export function baselineConfig(checkout, outDir) {
+  if (!existsSync(join(checkout, "wrangler.toml"))) throw new Error(`BENCH_BASELINE=${checkout}: no wrangler.toml there`);
+  return runnableConfig(join(checkout, "wrangler.toml"), outDir, { dropBuild: true, suffix: "-baseline" });
 }
 
 /**
