@@ -9,7 +9,7 @@
 import { execFileSync } from "node:child_process";
 import { createServer } from "node:http";
 import { performance } from "node:perf_hooks";
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -261,7 +261,40 @@ function commitOf(dir) {
 
 const BENCH_VARS = { LOG_LEVEL: "silent", BENCH_METRICS: "on", ALLOW_LOOPBACK_WEBHOOKS: "true" };
 
+/**
+ * One run at a time: two would share the ports and wipe each other's .bench/ state mid-run
+ * (the other run's keys then answer 401). A lock file names the running one's process.
+ */
+function lock() {
+  mkdirSync(OUT, { recursive: true });
+  const path = join(OUT, "lock");
+  const isAlive = (pid) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (!existsSync(path)) {
+      try {
+        writeFileSync(path, String(process.pid), { flag: "wx" });
+        process.on("exit", () => rmSync(path, { force: true }));
+        return;
+      } catch (error) {
+        if (error.code !== "EEXIST") throw error;
+      }
+    }
+    const pid = Number(readFileSync(path, "utf8"));
+    if (pid && isAlive(pid)) throw new Error(`another npm run bench is running (process ${pid}, ${path}); wait for it to finish`);
+    rmSync(path, { force: true }); // a stale lock: its run is gone
+  }
+  throw new Error(`could not take ${path}`);
+}
+
 async function main() {
+  lock();
   if (BASELINE && !existsSync(join(BASELINE, "wrangler.toml"))) throw new Error(`BENCH_BASELINE=${BASELINE} is not a checkout of this project`);
   const projectConfig = join(ROOT, "wrangler.toml");
   const current = new Target({ label: "current", port: PORT, config: projectConfig, root: ROOT, state: join(OUT, "state"), vars: BENCH_VARS });

@@ -143,8 +143,17 @@ export class Target {
       ],
       { cwd: dirname(this.config), env: this.env(), stdio: "pipe" },
     );
-    this.child.stdout.on("data", (d) => (this.output = (this.output + d).slice(-20_000)));
-    this.child.stderr.on("data", (d) => (this.output = (this.output + d).slice(-20_000)));
+    // Only our own wrangler saying it listens on our port counts as up: a server someone else
+    // left on the port would answer the probe too.
+    this.listening = false;
+    const ready = `Ready on http://127.0.0.1:${this.port}`;
+    const collect = (d) => {
+      const text = this.output + d;
+      if (!this.listening && text.includes(ready)) this.listening = true;
+      this.output = text.slice(-20_000);
+    };
+    this.child.stdout.on("data", collect);
+    this.child.stderr.on("data", collect);
   }
 
   async waitReady(timeoutMs = 180_000) {
@@ -152,7 +161,7 @@ export class Target {
     while (Date.now() < deadline) {
       if (this.child?.exitCode !== null) throw new Error(`${this.label}: wrangler dev exited (${this.child?.exitCode})\n${this.output.slice(-4000)}`);
       try {
-        if ((await fetch(`${this.base}${this.readyPath}`)).status < 500) return;
+        if (this.listening && (await fetch(`${this.base}${this.readyPath}`)).status < 500) return;
       } catch {
         /* not up yet */
       }
