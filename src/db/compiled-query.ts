@@ -4,7 +4,7 @@ import type { Db } from "@/db/client";
 
 const builder = new QueryBuilder();
 
-/** A compiled query with its values: SQL and parameters, ready to run (see readBatch, readRows). */
+/** A compiled query with its values: SQL and parameters, ready to run (see readPage, readRows). */
 export interface BoundQuery extends Query {
   toSQL(): Query;
 }
@@ -36,18 +36,19 @@ type Rows = D1Result<Record<string, unknown>>;
 const d1Of = (db: Db): Pick<D1DatabaseSession, "prepare" | "batch"> => db.$client;
 const prepared = (db: Db, query: BoundQuery) => d1Of(db).prepare(query.sql).bind(...query.params);
 
-/** Compiled queries in one D1 round trip; each result's rows as D1 returns them. */
-export const readBatch = (db: Db, queries: BoundQuery[]): Promise<Rows[]> => d1Of(db).batch(queries.map((q) => prepared(db, q)));
-
 /** One compiled query's rows as D1 returns them. */
 export const readRows = (db: Db, query: BoundQuery): Promise<Rows> => prepared(db, query).all();
 
-/** `count(*)` named `total`, for a compiled count (see totalOf). */
+/** `count(*)` named `total`, for the count of a page (see readPage). */
 export const countAll = () => sql<number>`count(*)`.as("total");
 /** A column's value named `total`, for a maintained count (record_counts). */
 export const totalFrom = (column: SQLWrapper) => sql<number>`${column}`.as("total");
-/** The `total` of a compiled count's result. */
-export const totalOf = (result: Rows | undefined) => Number(result?.results[0]?.total ?? 0);
+
+/** A page and its count (a query of one row with `total`) in one D1 round trip, the page decoded. */
+export async function readPage<Row>(db: Db, decode: (result: Rows | undefined) => Row[], page: BoundQuery, count: BoundQuery) {
+  const [rows, totals] = await d1Of(db).batch<Record<string, unknown>>([prepared(db, page), prepared(db, count)]);
+  return { rows: decode(rows), total: Number(totals?.results[0]?.total ?? 0) };
+}
 
 /**
  * Rows of `table` as D1 returns them (keyed by column name, JSON columns as text), decoded

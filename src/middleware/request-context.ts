@@ -2,7 +2,6 @@ import type { Context, MiddlewareHandler } from "hono";
 import { badRequest } from "@/lib/errors";
 import { createDb } from "@/db/client";
 import { publishWritten } from "@/jobs/webhooks/publish";
-import { eventsWrittenBy } from "@/lib/events";
 import type { AppBindings } from "@/lib/context";
 import { createLogger } from "@/lib/logger";
 import { recordRowsRead } from "@/lib/rows-read";
@@ -49,8 +48,8 @@ export const requestContext: MiddlewareHandler<AppBindings> = async (c, next) =>
 
   // Deliveries of the events this request committed start now, after the response. (A route
   // may have swapped in its own client: the dashboard reads the primary.)
-  const db = c.get("db");
-  if (c.res.status < 400 && eventsWrittenBy(db).length > 0) c.executionCtx.waitUntil(publishWritten(db, c.env.WEBHOOK_QUEUE, logger));
+  const publishing = c.res.status < 400 ? publishWritten(c.get("db"), c.env.WEBHOOK_QUEUE, logger) : undefined;
+  if (publishing) c.executionCtx.waitUntil(publishing);
 
   if (recorder) {
     c.res.headers.set("X-Bench-D1-Round-Trips", String(recorder.roundTrips()));

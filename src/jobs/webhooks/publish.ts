@@ -49,14 +49,14 @@ export async function publishEvents(db: Db, queue: Queue<WebhookMessage>, eventI
  * Publishes the events `db` wrote that have deliveries (src/lib/events.ts notes them), once
  * their change committed: after a request's response, or at the end of a job. A failure is
  * only logged: the deliveries are stored, and the webhook cron sends those whose first message
- * never went out.
+ * never went out. Undefined when `db` wrote no such event, so a request that wrote none has
+ * nothing to keep its isolate alive for.
  */
-export async function publishWritten(db: Db, queue: Queue<WebhookMessage>, logger: Logger) {
+export function publishWritten(db: Db, queue: Queue<WebhookMessage>, logger: Logger): Promise<void> | undefined {
   const written = eventsWrittenBy(db);
-  if (written.length === 0) return;
-  try {
-    await publishEvents(db, queue, written);
-  } catch (error) {
-    logger.error("publishing events failed; the webhook cron will send their deliveries", { error: (error as Error).message });
-  }
+  if (written.length === 0) return undefined;
+  return publishEvents(db, queue, written).then(
+    () => undefined,
+    (error: unknown) => logger.error("publishing events failed; the webhook cron will send their deliveries", { error: (error as Error).message }),
+  );
 }

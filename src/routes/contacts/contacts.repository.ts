@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, exists, getTableColumns, isNotNull, isNull, ne, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, exists, getTableColumns, isNotNull, isNull, ne, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { QueryBuilder } from "drizzle-orm/sqlite-core";
 import type { Db } from "@/db/client";
 import { writeWithEvent } from "@/db/write-with-event";
@@ -11,7 +11,7 @@ import { nowIso } from "@/lib/time";
 import type { CustomFieldsInput } from "@/routes/fields/custom-fields";
 import { isUniqueViolation } from "@/lib/db-errors";
 import { maintainedCount } from "@/db/record-counts";
-import { compiledQuery, countAll, readBatch, readRows, rowDecoder, totalOf } from "@/db/compiled-query";
+import { compiledQuery, countAll, readPage, readRows, rowDecoder } from "@/db/compiled-query";
 import { contactSearchMatch, contactsFts } from "./contact-search";
 import { MAX_LISTED_SOURCES, MAX_LISTED_TAGS, contactMessages } from "./contacts.schemas";
 
@@ -32,9 +32,12 @@ export const toPublicContact = (c: ContactRow) => ({
   deleted_at: c.deletedAt,
 });
 
-const ofAgency = (agencyId: string, contactId: string) => and(eq(contacts.id, contactId.toLowerCase()), eq(contacts.agencyId, agencyId));
+// A value, or a placeholder of a compiled query (whose caller lower-cases the id it binds).
+type Operand = string | Placeholder;
+const contactIdOf = (contactId: Operand) => (typeof contactId === "string" ? contactId.toLowerCase() : contactId);
+const ofAgency = (agencyId: Operand, contactId: Operand) => and(eq(contacts.id, contactIdOf(contactId)), eq(contacts.agencyId, agencyId));
 /** A live (not soft-deleted) contact of the agency, by id (primary key). */
-export const liveContactWhere = (agencyId: string, contactId: string) => and(ofAgency(agencyId, contactId), isNull(contacts.deletedAt));
+export const liveContactWhere = (agencyId: Operand, contactId: Operand) => and(ofAgency(agencyId, contactId), isNull(contacts.deletedAt));
 
 /**
  * Statements that make contact_tags mirror contacts.tags for one contact. They copy from the
@@ -106,10 +109,7 @@ async function duplicateError(
 
 const decodeContacts = rowDecoder(contacts);
 const liveContact = compiledQuery<{ agencyId: string; contactId: string }>((qb) =>
-  qb
-    .select()
-    .from(contacts)
-    .where(and(eq(contacts.id, sql.placeholder("contactId")), eq(contacts.agencyId, sql.placeholder("agencyId")), isNull(contacts.deletedAt))),
+  qb.select().from(contacts).where(liveContactWhere(sql.placeholder("agencyId"), sql.placeholder("contactId"))),
 );
 
 export const getLiveContact = async (db: Db, agencyId: string, contactId: string): Promise<ContactRow | undefined> =>
@@ -199,8 +199,7 @@ export async function listContacts(db: Db, agencyId: string, filters: ContactFil
   // A q without a letter or digit matches nothing: answer without reading anything.
   const queries = listContactsQueries(agencyId, filters, page);
   if (!queries) return { rows: [], total: 0 };
-  const [rows, totals] = await readBatch(db, [queries.page, queries.total]);
-  return { rows: decodeContacts(rows), total: totalOf(totals) };
+  return readPage(db, decodeContacts, queries.page, queries.total);
 }
 
 /** The event of a change to one contact, for the change's batch (see eventStatement). */

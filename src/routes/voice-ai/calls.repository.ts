@@ -5,7 +5,7 @@ import { writeWithEvent } from "@/db/write-with-event";
 import { voiceCalls, type CallStatus } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { maintainedCount } from "@/db/record-counts";
-import { compiledQuery, countAll, readBatch, rowDecoder, totalOf } from "@/db/compiled-query";
+import { compiledQuery, countAll, readPage, rowDecoder } from "@/db/compiled-query";
 import { eventStatement, type EventType } from "@/lib/events";
 import { offsetOf, type Pagination } from "@/lib/pagination";
 import { nowIso } from "@/lib/time";
@@ -123,8 +123,7 @@ const callCount = compiledQuery<CallListValues, CallListShape>((qb, shape) =>
 export async function listCalls(db: Db, agencyId: string, filters: CallFilters, page: Pagination) {
   const shape: CallListShape = `${filters.status ? "status" : ""}/${filters.contactId ? "contact" : ""}`;
   const values = { agencyId, status: filters.status, contactId: filters.contactId };
-  const [rows, totals] = await readBatch(db, [callPage({ ...values, limit: page.limit, offset: offsetOf(page) }, shape), callCount(values, shape)]);
-  return { rows: decodeCalls(rows), total: totalOf(totals) };
+  return readPage(db, decodeCalls, callPage({ ...values, limit: page.limit, offset: offsetOf(page) }, shape), callCount(values, shape));
 }
 
 export interface NewCall {
