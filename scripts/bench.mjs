@@ -132,6 +132,17 @@ async function getJson(base, scenario) {
  * agency of 1,000 contacts, A B A B. Checks first that both answer the same JSON shape and
  * rate-limit headers.
  */
+/** Two servers' scenarios measured A B A B for ROUNDS rounds, each round logged. */
+function abRounds(a, b) {
+  return alternate([a, b], {
+    rounds: ROUNDS,
+    warmup: AB_WARMUP,
+    seconds: AB_SECONDS,
+    connections: CONNECTIONS,
+    onRound: (r, round) => log(`  round ${r}: ${a.key} ${round[a.key].rps} req/s, ${b.key} ${round[b.key].rps} req/s`),
+  });
+}
+
 async function referenceComparison(current, project, reference, refAgency) {
   const projectScenario = scenarios(project)[0];
   const refScenario = {
@@ -150,18 +161,9 @@ async function referenceComparison(current, project, reference, refAgency) {
   const projectMetrics = await metrics(current.base, projectScenario, `${LIST} [project]`);
   const refMetrics = await metrics(reference.base, refScenario, `${LIST} [reference]`);
   log(`${LIST}: project vs hand-written reference, ${ROUNDS} rounds of ${AB_WARMUP} s warm-up + ${AB_SECONDS} s, A B A B`);
-  const { rounds, medians } = await alternate(
-    [
-      { key: "project", base: current.base, scenario: projectScenario },
-      { key: "reference", base: reference.base, scenario: refScenario },
-    ],
-    {
-      rounds: ROUNDS,
-      warmup: AB_WARMUP,
-      seconds: AB_SECONDS,
-      connections: CONNECTIONS,
-      onRound: (r, round) => log(`  round ${r}: project ${round.project.rps} req/s, reference ${round.reference.rps} req/s`),
-    },
+  const { rounds, medians } = await abRounds(
+    { key: "project", base: current.base, scenario: projectScenario },
+    { key: "reference", base: reference.base, scenario: refScenario },
   );
   return {
     size: REFERENCE_SIZE,
@@ -363,18 +365,9 @@ async function main() {
         return { current: await measure(current.base, scenario, { warmup: WARMUP, seconds: DURATION, connections: CONNECTIONS }) };
       }
       log(`${name}${where}: current vs baseline, ${ROUNDS} rounds A B A B`);
-      const { rounds, medians } = await alternate(
-        [
-          { key: "current", base: current.base, scenario },
-          { key: "baseline", base: baseline.base, scenario: baseScenario },
-        ],
-        {
-          rounds: ROUNDS,
-          warmup: AB_WARMUP,
-          seconds: AB_SECONDS,
-          connections: CONNECTIONS,
-          onRound: (r, round) => log(`  round ${r}: current ${round.current.rps} req/s, baseline ${round.baseline.rps} req/s`),
-        },
+      const { rounds, medians } = await abRounds(
+        { key: "current", base: current.base, scenario },
+        { key: "baseline", base: baseline.base, scenario: baseScenario },
       );
       return {
         current: { ...medians.current, rounds: rounds.map((r) => r.current) },
