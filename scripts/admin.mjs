@@ -45,9 +45,48 @@ const commands = {
     request: () => ["GET", "/agencies"],
   },
   "create-agency": {
-    summary: "Create an agency",
-    flags: { name: required("agency name"), timezone: required("IANA time zone, e.g. America/New_York") },
-    request: (f) => ["POST", "/agencies", { name: f.name, timezone: f.timezone }],
+    summary: "Create an agency, on the least full open shard (of --region), or on --shard",
+    flags: {
+      name: required("agency name"),
+      timezone: required("IANA time zone, e.g. America/New_York"),
+      region: str("D1 location hint (wnam, enam, weur, eeur, apac, oc) or eu"),
+      shard: str("shard name, e.g. DB_EU (instead of --region)"),
+    },
+    request: (f) => ["POST", "/agencies", compact({ name: f.name, timezone: f.timezone, region: f.region, shard: f.shard })],
+  },
+  "get-agency": {
+    summary: "Show an agency, with its shard and region",
+    flags: { ...agencyFlag },
+    request: (f) => ["GET", `/agencies/${seg(f.agency)}`],
+  },
+  "move-agency": {
+    summary: "Move an agency to another shard (copy, verify, switch, clean up); its writes pause meanwhile",
+    flags: { ...agencyFlag, shard: required("target shard name") },
+    request: (f) => ["POST", `/agencies/${seg(f.agency)}/move`, { shard: f.shard }],
+  },
+  "list-shards": {
+    summary: "List shards with their region, whether they take new agencies, agency count and size",
+    flags: {},
+    request: () => ["GET", "/shards"],
+  },
+  "register-shard": {
+    summary: "Register a bound D1 database as a shard, or change its region",
+    flags: {
+      name: required("binding name: DB or DB_<NAME>"),
+      region: str("D1 location hint (wnam, enam, weur, eeur, apac, oc) or eu it was created with"),
+      closed: { type: "boolean", description: "takes no new agencies (until open-shard)" },
+    },
+    request: (f) => ["PUT", `/shards/${seg(f.name)}`, compact({ region: f.region ?? null, open: !f.closed })],
+  },
+  "open-shard": {
+    summary: "Let a shard take new agencies",
+    flags: { name: required("shard name") },
+    request: (f) => ["PATCH", `/shards/${seg(f.name)}`, { open: true }],
+  },
+  "close-shard": {
+    summary: "Stop placing new agencies on a shard (its agencies stay; moves may still target it)",
+    flags: { name: required("shard name") },
+    request: (f) => ["PATCH", `/shards/${seg(f.name)}`, { open: false }],
   },
   "create-key": {
     summary: "Create an API key; prints its access token and rotate key once",

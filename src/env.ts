@@ -1,16 +1,22 @@
 import type { AccessGate } from "@/durable-objects/access-gate";
 import type { CallMessage } from "@/jobs/call-message";
+import type { SweepMessage } from "@/jobs/shard-sweep";
 import type { WebhookMessage } from "@/jobs/webhooks/webhook-message";
 
 /** Bindings and variables from wrangler.toml, `.dev.vars` and Worker secrets. */
 export interface Env {
+  /** The directory (where each agency lives) and the first shard. */
   DB: D1Database;
+  /** Further shards: one D1 database per binding, the binding's name being the shard's (README, Scaling). */
+  [shard: `DB_${string}`]: D1Database | undefined;
   /** Authentication cache and rate limits: one object per API key or client IP. */
   ACCESS_GATE: DurableObjectNamespace<AccessGate>;
   /** Producer of the `voice-calls` queue (Voice AI call dispatch, src/jobs). */
   CALL_QUEUE: Queue<CallMessage>;
   /** Producer of the `webhook-deliveries` queue (event delivery, src/jobs/webhooks). */
   WEBHOOK_QUEUE: Queue<WebhookMessage>;
+  /** Producer of the `shard-sweeps` queue: the cron's sweep of each shard (src/jobs/shard-sweep.ts). */
+  SWEEP_QUEUE: Queue<SweepMessage>;
   /** Local development only: "true" also allows http://127.0.0.1:<port> and http://localhost:<port> webhook URLs. */
   ALLOW_LOOPBACK_WEBHOOKS?: string;
   /** Who places Voice AI calls: `simulated` (default) or `vapi`. */

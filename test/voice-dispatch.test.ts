@@ -333,7 +333,14 @@ describe("enqueueing", () => {
     expect(() => queueDelayFor(new Date(now + 86_401_000).toISOString(), now)).toThrow(RangeError);
     const { queue, sent } = recordingQueue();
     await expect(
-      sendDials(queue, [{ id: "a", dueAt: new Date(now + 60_000).toISOString() }, { id: "b", dueAt: new Date(now + 2 * DAY).toISOString() }], now),
+      sendDials(
+        queue,
+        [
+          { id: "a", agencyId: "x", dueAt: new Date(now + 60_000).toISOString() },
+          { id: "b", agencyId: "x", dueAt: new Date(now + 2 * DAY).toISOString() },
+        ],
+        now,
+      ),
     ).rejects.toThrow(RangeError);
     expect(sent).toEqual([]);
   });

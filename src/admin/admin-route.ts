@@ -1,9 +1,12 @@
 import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
-import type { Db } from "@/db/client";
+import type { Context } from "hono";
+import { agencyLocation } from "@/db/shards";
+import type { AppBindings } from "@/lib/context";
 import { notFound } from "@/lib/errors";
 import { uuidParam } from "@/lib/ids";
 import { errorResponses } from "@/lib/openapi";
 import { adminAuth } from "./admin-auth";
+import { useShard } from "@/middleware/shard-session";
 import { getAgency } from "./agencies.repository";
 
 /** Security scheme name; admin.index.ts registers it, so every operator route must use this constant. */
@@ -32,9 +35,17 @@ export const adminJson = <T extends z.ZodType>(schema: T, description: string) =
 export const agencyParams = z.object({ agency_uuid: uuidParam("agency_uuid") });
 export const keyParams = z.object({ key_uuid: uuidParam("key_uuid") });
 
-/** Ids are stored lowercase, but operators may paste them in any case. */
-export async function requireAgency(db: Db, agencyUuid: string) {
-  const agency = await getAgency(db, agencyUuid.toLowerCase());
-  if (!agency) throw notFound("Agency not found");
-  return agency;
+export const agencyNotFound = () => notFound("Agency not found");
+
+/**
+ * The agency, read from its shard, which becomes the request's database (`c.var.db`, at the
+ * primary: the operator reads what it just wrote). Ids are stored lowercase, but operators may
+ * paste them in any case.
+ */
+export async function requireAgency(c: Context<AppBindings>, agencyUuid: string) {
+  const location = await agencyLocation(c.env, agencyUuid.toLowerCase());
+  if (!location) throw agencyNotFound();
+  const agency = await getAgency(useShard(c, location.shard, "primary"), location.agencyId);
+  if (!agency) throw agencyNotFound();
+  return { ...agency, location };
 }

@@ -8,6 +8,11 @@ import * as keyOps from "@/lib/auth/key-operations";
 import { assertKnownPath } from "@/routes/paths/path-lookup";
 import { recordPathEvent } from "@/routes/paths/path-events.repository";
 import { createMember as insertMember, toPublicMember } from "@/routes/users/members.repository";
+import { addDirectoryRecord, recordLocation } from "@/db/shards";
+import { notFound } from "@/lib/errors";
+import { newId } from "@/lib/ids";
+import { chooseShard } from "@/lib/shards/placement";
+import { useShard } from "@/middleware/shard-session";
 import { requireAgency } from "./admin-route";
 import * as agencies from "./agencies.repository";
 import type * as routes from "./admin.routes";
@@ -32,20 +37,27 @@ const toPublicKey = (k: ApiKeyRow) => ({
 /** Key changes through the operator API are recorded with the actor "operator". */
 const asOperator = (c: Context<AppBindings>): keyOps.KeyActionContext => ({ db: c.var.db, env: c.env, actor: OPERATOR });
 
-const requireKey = (c: Context<AppBindings>, keyId: string) => keyOps.requireKey(c.var.db, keyId);
+/** The key, from its agency's shard, found through the directory (the operator names keys by id alone). */
+async function requireKey(c: Context<AppBindings>, keyId: string) {
+  const id = keyId.toLowerCase();
+  const location = await recordLocation(c.env, "api_key", id);
+  if (!location) throw notFound(keyOps.keyMessages.notFound);
+  return keyOps.requireKey(useShard(c, location.shard, "primary"), id);
+}
 
 export const createAgency: Handler<"createAgency"> = async (c) => {
-  const agency = await agencies.createAgency(c.var.db, c.req.valid("json"));
-  return c.json({ success: true as const, agency: agencies.toPublicAgency(agency) }, 201);
+  const { name, timezone, region, shard } = c.req.valid("json");
+  const placed = await chooseShard(c.env, { region, shard });
+  const agency = await agencies.createAgency(c.env, placed.name, { name, timezone });
+  return c.json({ success: true as const, agency: agencies.toPublicAgency(agency, { shard: placed.name }, placed.region) }, 201);
 };
 
 export const listAgencies: Handler<"listAgencies"> = async (c) => {
-  const rows = await agencies.listAgencies(c.var.db);
-  return c.json({ success: true as const, agencies: rows.map(agencies.toPublicAgency) }, 200);
+  return c.json({ success: true as const, agencies: await agencies.listAgencies(c.env) }, 200);
 };
 
 export const createKey: Handler<"createKey"> = async (c) => {
-  const agency = await requireAgency(c.var.db, c.req.valid("param").agency_uuid);
+  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
   const body = c.req.valid("json");
   const created = await keyOps.createKey(asOperator(c), agency.id, {
     name: body.name,
@@ -61,7 +73,7 @@ export const createKey: Handler<"createKey"> = async (c) => {
 };
 
 export const listKeys: Handler<"listKeys"> = async (c) => {
-  const agency = await requireAgency(c.var.db, c.req.valid("param").agency_uuid);
+  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
   const rows = await keys.listApiKeys(c.var.db, agency.id);
   return c.json({ success: true as const, keys: rows.map(toPublicKey) }, 200);
 };
@@ -108,19 +120,22 @@ export const listSecurityEvents: Handler<"listSecurityEvents"> = async (c) => {
 };
 
 export const createLegacyCalendarToken: Handler<"createLegacyCalendarToken"> = async (c) => {
-  const agency = await requireAgency(c.var.db, c.req.valid("param").agency_uuid);
+  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
   const { key, token } = await keyOps.createLegacyCalendarToken(asOperator(c), agency.id);
   return c.json({ success: true as const, key: toPublicKey(key), token }, 201);
 };
 
 export const createMember: Handler<"createMember"> = async (c) => {
-  const agency = await requireAgency(c.var.db, c.req.valid("param").agency_uuid);
-  const member = await insertMember(c.var.db, agency.id, c.req.valid("json"));
+  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
+  // The directory first: the dashboard-link route names the member alone.
+  const id = newId();
+  await addDirectoryRecord(c.env, "member", id, agency.id);
+  const member = await insertMember(c.var.db, agency.id, c.req.valid("json"), id);
   return c.json({ success: true as const, member: toPublicMember(member) }, 201);
 };
 
 export const createPathEvent: Handler<"createPathEvent"> = async (c) => {
-  const agency = await requireAgency(c.var.db, c.req.valid("param").agency_uuid);
+  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
   const body = c.req.valid("json");
   await assertKnownPath(c.var.db, agency.id, body.path_uuid);
   const event = await recordPathEvent(c.var.db, agency.id, {

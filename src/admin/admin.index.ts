@@ -9,6 +9,7 @@ import { messagesAdminRouter } from "./messages.admin";
 import { leadOrdersAdminRouter } from "./lead-orders.admin";
 import { settingsAdminRouter } from "./settings.admin";
 import { dashboardLinksAdminRouter } from "./dashboard-links.admin";
+import { shardsAdminRouter } from "./shards.admin";
 
 const router = createRouter();
 router.openAPIRegistry.registerComponent("securitySchemes", ADMIN_BEARER, { type: "http", scheme: "bearer" });
@@ -32,6 +33,7 @@ router.route("/", leadOrdersAdminRouter);
 router.route("/", settingsAdminRouter);
 router.route("/", voiceAdminRouter);
 router.route("/", dashboardLinksAdminRouter);
+router.route("/", shardsAdminRouter);
 
 let document: ReturnType<typeof router.getOpenAPIDocument> | undefined;
 router.get("/openapi.json", adminAuth, (c) =>

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { keyMessages, mayNeverExpire } from "@/lib/auth/key-operations";
 import { grantedScopeValues } from "@/lib/auth/scopes";
-import { memberRoles, pathEventTypes } from "@/db/schema";
+import { memberRoles, pathEventTypes, shardRegions } from "@/db/schema";
 import { isIanaTimezone } from "@/lib/time";
 import { uuidField } from "@/lib/ids";
 
@@ -10,12 +10,35 @@ const timezoneField = z
   .max(64)
   .refine(isIanaTimezone, { message: "timezone must be an IANA time zone such as America/New_York" });
 
+export const ShardRegion = z.enum(shardRegions).openapi({
+  description: "A D1 location hint (`wnam`, `enam`, `weur`, `eeur`, `apac`, `oc`) or the `eu` jurisdiction.",
+});
+
+/** A shard is a D1 binding of the Worker: `DB` or `DB_<NAME>`. */
+export const shardName = z
+  .string()
+  .max(64)
+  .regex(/^DB(?:_[A-Z0-9][A-Z0-9_]{0,60})?$/, "shard must be a binding name: DB or DB_<NAME> (capital letters, digits, _)");
+
 export const CreateAgencyBody = z
-  .strictObject({ name: z.string().trim().min(1).max(200), timezone: timezoneField })
-  .openapi("AdminCreateAgency", { example: { name: "Acme Realty", timezone: "America/New_York" } });
+  .strictObject({
+    name: z.string().trim().min(1).max(200),
+    timezone: timezoneField,
+    region: ShardRegion.optional().openapi({ description: "Place the agency on the least full open shard of this region." }),
+    shard: shardName.optional().openapi({ description: "Place the agency on this shard (open or closed), instead of choosing by region." }),
+  })
+  .refine((b) => !(b.region && b.shard), { message: "Give region or shard, not both", path: ["shard"] })
+  .openapi("AdminCreateAgency", { example: { name: "Acme Realty", timezone: "America/New_York", region: "enam" } });
 
 export const Agency = z
-  .object({ agency_uuid: z.string(), name: z.string(), timezone: z.string(), created_at: z.string() })
+  .object({
+    agency_uuid: z.string(),
+    name: z.string(),
+    timezone: z.string(),
+    shard: z.string().openapi({ description: "The shard (D1 database) holding the agency's records." }),
+    region: ShardRegion.nullable().openapi({ description: "The shard's region; null when the shard's region is not recorded." }),
+    created_at: z.string(),
+  })
   .openapi("AdminAgency");
 
 const scopeList = z

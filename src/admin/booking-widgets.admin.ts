@@ -40,8 +40,8 @@ export const createBookingWidgetRoute = adminRoute(
 );
 
 export const createBookingWidgetHandler: RouteHandler<typeof createBookingWidgetRoute, AppBindings> = async (c) => {
+  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
   const { db } = c.var;
-  const agency = await requireAgency(db, c.req.valid("param").agency_uuid);
   const body = c.req.valid("json");
   // Null without agent_uuid; a member not of the agency is a 400 from the shared lookup.
   const member = await resolveTeamMember(db, agency.id, { agent_uuid: body.agent_uuid });

@@ -2,7 +2,10 @@ import { z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-app";
 import { uuidParam } from "@/lib/ids";
-import { issueSignInLink } from "@/dashboard/auth/sign-in-links";
+import { recordLocation } from "@/db/shards";
+import { issueSignInLink, signInMessages } from "@/lib/auth/sign-in-links";
+import { notFound } from "@/lib/errors";
+import { useShard } from "@/middleware/shard-session";
 import { adminJson, adminRoute } from "./admin-route";
 
 export const createDashboardLink = adminRoute({
@@ -28,7 +31,11 @@ export const createDashboardLink = adminRoute({
 });
 
 const createDashboardLinkHandler: RouteHandler<typeof createDashboardLink, AppBindings> = async (c) => {
-  const { url, expiresAt } = await issueSignInLink(c.var.db, c.env, c.req.valid("param").agent_uuid, new URL(c.req.url).origin);
+  const memberId = c.req.valid("param").agent_uuid.toLowerCase();
+  const location = await recordLocation(c.env, "member", memberId);
+  if (!location) throw notFound(signInMessages.memberNotFound);
+  const db = useShard(c, location.shard, "primary");
+  const { url, expiresAt } = await issueSignInLink(db, c.env, memberId, new URL(c.req.url).origin);
   return c.json({ success: true as const, url, expires_at: expiresAt }, 201);
 };
 

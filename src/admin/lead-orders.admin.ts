@@ -24,7 +24,7 @@ export const createLeadOrderRoute = adminRoute(
 );
 
 const createLeadOrderHandler: RouteHandler<typeof createLeadOrderRoute, AppBindings> = async (c) => {
-  const agency = await requireAgency(c.var.db, c.req.valid("param").agency_uuid);
+  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
   const body = c.req.valid("json");
   const order = await createLeadOrder(c.var.db, agency.id, { name: body.name, dailyMax: body.daily_max, states: body.states });
   return c.json({ success: true as const, lead_order: toPublicLeadOrder(order) }, 201);

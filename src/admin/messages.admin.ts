@@ -22,8 +22,8 @@ export const createMessage = adminRoute({
 });
 
 export const createMessageHandler: RouteHandler<typeof createMessage, AppBindings> = async (c) => {
+  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
   const { db } = c.var;
-  const agency = await requireAgency(db, c.req.valid("param").agency_uuid);
   const body = c.req.valid("json");
   const contact = await getLiveContact(db, agency.id, body.contact_uuid);
   if (!contact) throw badRequest(messageMessages.unknownContact);

@@ -55,7 +55,7 @@ async function putSecret(db: Db, agencyId: string, name: string, value: string) 
 }
 
 const putSecretHandler: RouteHandler<typeof putSecretRoute, AppBindings> = async (c) => {
-  const agency = await requireAgency(c.var.db, c.req.valid("param").agency_uuid);
+  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
   const { name, value } = c.req.valid("json");
   const { created, updatedAt } = await putSecret(c.var.db, agency.id, name, value);
   const body = { success: true as const, secret: { name, updated_at: updatedAt } };

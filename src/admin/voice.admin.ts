@@ -120,7 +120,7 @@ const toOperatorAgent = (a: AgentWithNumbers) => ({
 });
 
 const createVoiceAgentHandler: RouteHandler<typeof createVoiceAgent, AppBindings> = async (c) => {
-  const agency = await requireAgency(c.var.db, c.req.valid("param").agency_uuid);
+  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
   const body = c.req.valid("json");
   const agent = await createAgent(c.var.db, agency.id, {
     name: body.name,
@@ -132,7 +132,7 @@ const createVoiceAgentHandler: RouteHandler<typeof createVoiceAgent, AppBindings
 };
 
 const creditVoiceWalletHandler: RouteHandler<typeof creditVoiceWallet, AppBindings> = async (c) => {
-  const agency = await requireAgency(c.var.db, c.req.valid("param").agency_uuid);
+  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
   const body = c.req.valid("json");
   const wallet = await creditWallet(c.var.db, agency.id, {
     amountCents: body.amount_cents,

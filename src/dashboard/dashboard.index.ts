@@ -8,7 +8,6 @@ import * as keys from "./handlers/keys.handlers";
 import * as signIn from "./handlers/sign-in.handlers";
 import * as webhooks from "./handlers/webhooks.handlers";
 import { pageHeaders } from "./http/page-headers";
-import { primaryDb } from "./http/primary-db";
 
 /**
  * The agency dashboard, mounted at /dashboard: server-rendered pages for owners and admins.
@@ -19,7 +18,7 @@ import { primaryDb } from "./http/primary-db";
  */
 const dashboard = new Hono<DashboardBindings>();
 
-dashboard.use("*", pageHeaders, primaryDb);
+dashboard.use("*", pageHeaders);
 dashboard.post("*", sameOrigin);
 dashboard.get("/sign-in/:token", signIn.openLink);
 dashboard.get("/signed-out", signIn.signedOut);

@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { recordLocation, shardDatabase } from "@/db/shards";
 import type { Env } from "@/env";
 import { hasAnyScope, type Scope } from "@/lib/auth/scopes";
 import { timingSafeEqual } from "@/lib/crypto";
@@ -23,6 +24,8 @@ export interface AdmissionRequest {
   windowSeconds: number;
   /** Any one of these grants access. */
   scopes: readonly Scope[];
+  /** The request changes data (not GET or HEAD): refused while the key's agency is moving. */
+  write: boolean;
 }
 
 export interface OperatorAdmissionRequest {
@@ -45,10 +48,16 @@ export type Admission =
   | { outcome: "admitted"; caller: Caller; decision: RateLimitDecision }
   | { outcome: "invalid" | "expired" }
   /** Counted against the limit (the decision may refuse it), but the key lacks the scope. */
-  | { outcome: "forbidden"; decision: RateLimitDecision };
+  | { outcome: "forbidden"; decision: RateLimitDecision }
+  /** Counted and allowed, but a write while the key's agency moves to another shard (503). */
+  | { outcome: "moving"; decision: RateLimitDecision };
 
 interface KeyState {
   agencyId: string;
+  /** The shard the agency lives on, from the directory (DESIGN, Agencies across D1 databases). */
+  shard: string;
+  /** The agency is being copied to another shard: its writes wait. */
+  moving: boolean;
   accessHash: string;
   scopes: string[];
   expiresAt: string | null;
@@ -96,7 +105,7 @@ export class AccessGate extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.lastUsed = new LastUsedWriter(ctx, env.DB);
+    this.lastUsed = new LastUsedWriter(ctx);
     // Load every bucket once, before the first request, so `consume` never has to await.
     void ctx.blockConcurrencyWhile(async () => {
       for (const [name, counts] of await ctx.storage.list<[number, number][]>({ prefix: BUCKET_PREFIX })) {
@@ -113,12 +122,14 @@ export class AccessGate extends DurableObject<Env> {
     const decision = this.consume(request.bucket, effectiveLimit(request.limit, key.rateLimitMultiplier), request.windowSeconds);
     if (!decision.allowed) return { outcome: "forbidden", decision };
     if (!hasAnyScope(key.scopes, request.scopes)) return { outcome: "forbidden", decision };
+    if (key.moving && request.write) return { outcome: "moving", decision };
     const caller: Caller = {
       keyId: request.keyId,
       agencyId: key.agencyId,
+      shard: key.shard,
       scopes: key.scopes,
     };
-    this.lastUsed.touch(request.keyId);
+    this.lastUsed.touch(request.keyId, shardDatabase(this.env, key.shard));
     return { outcome: "admitted", caller, decision };
   }
 
@@ -186,31 +197,41 @@ export class AccessGate extends DurableObject<Env> {
     return { allowed: false, limit, remaining: 0, resetSeconds: secondsUntilExpiry(frees, windowSeconds, now) };
   }
 
+  /**
+   * The key's row and where its agency lives: two reads (the directory, then the key on its
+   * shard) once a minute at most, or after an invalidation; every request in between is
+   * answered from memory, so the shard costs a request nothing.
+   */
   private async keyState(keyId: string): Promise<KeyState | null> {
     if (this.key && Date.now() - this.key.loadedAt < KEY_CACHE_MS) return this.key.state;
     const generation = this.generation;
-    const row = await this.env.DB.prepare(
-      "SELECT agency_id, access_hash, scopes, expires_at, revoked_at, rate_limit_multiplier FROM api_keys WHERE id = ?",
-    )
-      .bind(keyId)
-      .first<{
-        agency_id: string;
-        access_hash: string;
-        scopes: string;
-        expires_at: string | null;
-        revoked_at: string | null;
-        rate_limit_multiplier: number;
-      }>();
-    const state: KeyState | null = row
-      ? {
-          agencyId: row.agency_id,
-          accessHash: row.access_hash,
-          scopes: JSON.parse(row.scopes) as string[],
-          expiresAt: row.expires_at,
-          revokedAt: row.revoked_at,
-          rateLimitMultiplier: row.rate_limit_multiplier,
-        }
+    const location = await recordLocation(this.env, "api_key", keyId);
+    const row = location
+      ? await shardDatabase(this.env, location.shard)
+          .prepare("SELECT agency_id, access_hash, scopes, expires_at, revoked_at, rate_limit_multiplier FROM api_keys WHERE id = ?")
+          .bind(keyId)
+          .first<{
+            agency_id: string;
+            access_hash: string;
+            scopes: string;
+            expires_at: string | null;
+            revoked_at: string | null;
+            rate_limit_multiplier: number;
+          }>()
       : null;
+    const state: KeyState | null =
+      location && row
+        ? {
+            agencyId: row.agency_id,
+            shard: location.shard,
+            moving: location.movingTo !== null,
+            accessHash: row.access_hash,
+            scopes: JSON.parse(row.scopes) as string[],
+            expiresAt: row.expires_at,
+            revokedAt: row.revoked_at,
+            rateLimitMultiplier: row.rate_limit_multiplier,
+          }
+        : null;
     // An invalidation that arrived while we were reading wins: don't cache what it replaced.
     if (generation === this.generation) this.key = { state, loadedAt: Date.now() };
     return state;

@@ -10,16 +10,14 @@ export const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 export class LastUsedWriter {
   private writtenAt = Number.NEGATIVE_INFINITY;
 
-  constructor(
-    private readonly ctx: DurableObjectState,
-    private readonly db: D1Database,
-  ) {}
+  constructor(private readonly ctx: DurableObjectState) {}
 
-  touch(keyId: string, now = Date.now()): void {
+  /** `db`: the shard of the key's agency. */
+  touch(keyId: string, db: D1Database, now = Date.now()): void {
     if (now - this.writtenAt < LAST_USED_WRITE_INTERVAL_MS) return;
     this.writtenAt = now;
     const at = new Date(now).toISOString();
-    const write = this.db
+    const write = db
       .prepare("UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)")
       .bind(at, keyId)
       .run()

@@ -1,13 +1,14 @@
 /**
  * The messages of the `voice-calls` queue and the limits of call dispatch, in one place.
- * A message carries only the call id: the row in `voice_calls` is the truth, so a stale,
- * duplicated or redelivered message can never act on old data.
+ * A message carries only the call id and its agency (whose shard holds the call): the row in
+ * `voice_calls` is the truth, so a stale, duplicated or redelivered message can never act on
+ * old data. Messages sent before shards have no `agency_id`; their calls are on the first shard.
  */
 export type CallMessage =
   /** Dial the call if it is still `queued` (claimed with a conditional update). */
-  | { type: "dial"; call_id: string }
+  | { type: "dial"; call_id: string; agency_id?: string }
   /** Ask the provider whether an `in-progress` call has ended. */
-  | { type: "poll"; call_id: string };
+  | { type: "poll"; call_id: string; agency_id?: string };
 
 export const CALL_DLQ_NAME = "voice-calls-dlq";
 

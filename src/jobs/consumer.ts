@@ -1,4 +1,4 @@
-import { createDb } from "@/db/client";
+import { AgencyDatabases } from "@/db/shards";
 import type { Env } from "@/env";
 import { createLogger } from "@/lib/logger";
 import { publishWritten } from "./webhooks/publish";
@@ -10,14 +10,16 @@ const isCallMessage = (body: unknown): body is CallMessage =>
   typeof body === "object" &&
   body !== null &&
   ((body as CallMessage).type === "dial" || (body as CallMessage).type === "poll") &&
-  typeof (body as CallMessage).call_id === "string";
+  typeof (body as CallMessage).call_id === "string" &&
+  ["string", "undefined"].includes(typeof (body as CallMessage).agency_id);
 
 /**
  * The `voice-calls` consumer (and its dead-letter queue). Messages are handled one by one;
  * each is acked or retried explicitly, so one failure never redelivers the whole batch.
  * An unexpected error (D1 unavailable, a bug) retries the message with backoff; after the
- * queue's `max_retries` it goes to `voice-calls-dlq`, where the call is marked failed. The
- * call events written meanwhile are published at the end of the batch.
+ * queue's `max_retries` it goes to `voice-calls-dlq`, where the call is marked failed. Each
+ * message's call is read on its agency's shard. The call events written meanwhile are published
+ * at the end of the batch.
  */
 export async function handleCallBatch(
   batch: MessageBatch<unknown>,
@@ -25,16 +27,20 @@ export async function handleCallBatch(
   options: { provider?: VoiceProvider; now?: number } = {},
 ): Promise<void> {
   const logger = createLogger({ job: "voice-calls", queue: batch.queue }, env.LOG_LEVEL);
-  const db = createDb(env.DB);
+  const databases = new AgencyDatabases(env);
+  const publishAll = async () => {
+    for (const db of await databases.opened()) await publishWritten(db, env.WEBHOOK_QUEUE, logger);
+  };
 
   if (batch.queue === CALL_DLQ_NAME) {
     for (const message of batch.messages) {
-      if (isCallMessage(message.body) && message.body.type === "dial" && (await failUndialed(db, message.body.call_id, options.now))) {
+      const db = isCallMessage(message.body) && message.body.type === "dial" ? await databases.of(message.body.agency_id) : undefined;
+      if (db && isCallMessage(message.body) && (await failUndialed(db, message.body.call_id, options.now))) {
         logger.error("voice call dead-lettered; marked failed", { call_id: message.body.call_id });
       }
       message.ack();
     }
-    await publishWritten(db, env.WEBHOOK_QUEUE, logger);
+    await publishAll();
     return;
   }
 
@@ -47,7 +53,6 @@ export async function handleCallBatch(
     return;
   }
 
-  const deps: DispatchDeps = { db, queue: env.CALL_QUEUE, provider, logger, now: options.now };
   for (const message of batch.messages) {
     if (!isCallMessage(message.body)) {
       logger.warn("dropping a malformed voice-calls message", { message_id: message.id });
@@ -56,7 +61,11 @@ export async function handleCallBatch(
     }
     let result: DispatchResult;
     try {
-      result = message.body.type === "dial" ? await dialCall(deps, message.body.call_id) : await pollCall(deps, message.body.call_id);
+      const db = await databases.of(message.body.agency_id);
+      if (db) {
+        const deps: DispatchDeps = { db, queue: env.CALL_QUEUE, provider, logger, now: options.now };
+        result = message.body.type === "dial" ? await dialCall(deps, message.body.call_id) : await pollCall(deps, message.body.call_id);
+      } else result = { action: "ack", outcome: "agency-gone" };
     } catch (error) {
       logger.error("voice call dispatch crashed", { call_id: message.body.call_id, error: (error as Error).message });
       result = { action: "retry", delaySeconds: retryDelaySeconds(message.attempts), outcome: "error" };
@@ -65,5 +74,5 @@ export async function handleCallBatch(
     if (result.action === "retry") message.retry({ delaySeconds: result.delaySeconds });
     else message.ack();
   }
-  await publishWritten(db, env.WEBHOOK_QUEUE, logger);
+  await publishAll();
 }

@@ -251,7 +251,7 @@ async function recordState(deps: DispatchDeps, call: VoiceCallRow, state: Provid
   // No public field changes, so no event; `updated_at` of an `in-progress` call is when it was
   // last polled, which the sweep's re-poll reads (its claim set it at the dial).
   await db.update(voiceCalls).set({ providerCallId: state.providerCallId, updatedAt: now }).where(ours(call));
-  await sendPoll(deps.queue, call.id, state.pollAfterSeconds);
+  await sendPoll(deps.queue, call, state.pollAfterSeconds);
   return { action: "ack", outcome: "in-progress" };
 }
 
@@ -274,7 +274,7 @@ export async function pollCall(deps: DispatchDeps, callId: string): Promise<Disp
     const retryable = !(error instanceof ProviderError) || error.retryable;
     logger.warn("voice call poll failed", { call_id: call.id, retryable, error: (error as Error).message });
     // Not retryable means the provider does not know the call; the sweep closes it in time.
-    if (retryable) await sendPoll(deps.queue, call.id, POLL_INTERVAL_SECONDS);
+    if (retryable) await sendPoll(deps.queue, call, POLL_INTERVAL_SECONDS);
     return { action: "ack", outcome: "poll-failed" };
   }
   return recordState(deps, call, state, now);

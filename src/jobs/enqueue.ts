@@ -3,6 +3,7 @@ import { sendInBatches } from "./queue-send";
 
 export interface DueCall {
   id: string;
+  agencyId: string;
   dueAt: string;
 }
 
@@ -22,12 +23,12 @@ export function queueDelayFor(dueAt: string, now: number): number {
 /** Sends one `dial` message per call, each delayed until the call is due. */
 export async function sendDials(queue: Queue<CallMessage>, calls: DueCall[], now: number): Promise<void> {
   const requests = calls.map((c) => ({
-    body: { type: "dial", call_id: c.id } satisfies CallMessage,
+    body: { type: "dial", call_id: c.id, agency_id: c.agencyId } satisfies CallMessage,
     delaySeconds: queueDelayFor(c.dueAt, now),
   }));
   await sendInBatches(queue, requests);
 }
 
-export const sendPoll = (queue: Queue<CallMessage>, callId: string, delaySeconds: number) =>
-  queue.send({ type: "poll", call_id: callId }, { delaySeconds: Math.min(Math.max(0, Math.ceil(delaySeconds)), MAX_QUEUE_DELAY_SECONDS) });
+export const sendPoll = (queue: Queue<CallMessage>, call: { id: string; agencyId: string }, delaySeconds: number) =>
+  queue.send({ type: "poll", call_id: call.id, agency_id: call.agencyId }, { delaySeconds: Math.min(Math.max(0, Math.ceil(delaySeconds)), MAX_QUEUE_DELAY_SECONDS) });
 

@@ -1,9 +1,8 @@
 import { and, asc, eq, inArray, isNotNull, isNull, lte, not, or, sql } from "drizzle-orm";
 import { isoAt } from "@/lib/time";
-import { createDb, type Db } from "@/db/client";
+import type { Db } from "@/db/client";
+import { notFrozen } from "@/db/agency-copy";
 import { voiceCalls } from "@/db/schema";
-import type { Env } from "@/env";
-import { createLogger } from "@/lib/logger";
 import { changeCalls, type CallChange } from "@/routes/voice-ai/calls.repository";
 import {
   CRON_LOOKAHEAD_SECONDS,
@@ -15,8 +14,7 @@ import {
   SWEEP_LIMIT,
   type CallMessage,
 } from "./call-message";
-import { publishWritten } from "./webhooks/publish";
-import { sendDials, sendPoll } from "./enqueue";
+import { sendDials, sendPoll, type DueCall } from "./enqueue";
 
 export interface SweepReport {
   closed: number;
@@ -61,9 +59,11 @@ export async function sweepCalls(db: Db, queue: Queue<CallMessage>, now: number)
 
   // One read finds the calls to close and to promote, then each changes with its event (see
   // changeCalls): two sweeps running at once change, and record, each call once.
-  const timedOut = and(eq(voiceCalls.status, "queued"), lte(voiceCalls.dueAt, dispatchGiveUpBefore));
-  const overrun = and(eq(voiceCalls.status, "in-progress"), pastMaxDuration(at));
-  const dueSoon = and(eq(voiceCalls.status, "scheduled"), lte(voiceCalls.dueAt, isoAt(now + CRON_LOOKAHEAD_SECONDS * 1000)));
+  // Calls of an agency that is moving wait for the sweep of its new shard.
+  const movable = notFrozen(voiceCalls.agencyId);
+  const timedOut = and(eq(voiceCalls.status, "queued"), lte(voiceCalls.dueAt, dispatchGiveUpBefore), movable);
+  const overrun = and(eq(voiceCalls.status, "in-progress"), pastMaxDuration(at), movable);
+  const dueSoon = and(eq(voiceCalls.status, "scheduled"), lte(voiceCalls.dueAt, isoAt(now + CRON_LOOKAHEAD_SECONDS * 1000)), movable);
   const [timedOutCalls, overrunCalls, dueCalls] = await db.batch([candidatesOf(db, timedOut), candidatesOf(db, overrun), candidatesOf(db, dueSoon)]);
   const changesOf = (calls: CallChange["call"][], change: Omit<CallChange, "call">) => calls.map((call) => ({ call, ...change }));
   const closed = await changeCalls(db, [
@@ -88,13 +88,14 @@ export async function sweepCalls(db: Db, queue: Queue<CallMessage>, now: number)
       and(isNull(voiceCalls.enqueuedAt), lte(voiceCalls.dueAt, isoAt(now + CRON_LOOKAHEAD_SECONDS * 1000))),
       and(lte(voiceCalls.dueAt, staleBefore), lte(voiceCalls.enqueuedAt, staleBefore)),
     ),
+    movable,
   );
   // Bookkeeping only (`enqueued_at` is not public): `updated_at` stays, and no event.
   const reenqueued = await db
     .update(voiceCalls)
     .set({ enqueuedAt: at })
     .where(and(stuck, inArray(voiceCalls.id, batchOf(db, stuck))))
-    .returning({ id: voiceCalls.id, dueAt: voiceCalls.dueAt });
+    .returning({ id: voiceCalls.id, agencyId: voiceCalls.agencyId, dueAt: voiceCalls.dueAt });
   await sendOrRelease(db, queue, reenqueued, now);
 
   // `updated_at` of an `in-progress` call is when it was last polled (here or by the consumer).
@@ -103,13 +104,14 @@ export async function sweepCalls(db: Db, queue: Queue<CallMessage>, now: number)
     isNotNull(voiceCalls.providerCallId),
     lte(voiceCalls.updatedAt, staleBefore),
     not(pastMaxDuration(at)),
+    movable,
   );
   const polled = await db
     .update(voiceCalls)
     .set({ updatedAt: at })
     .where(and(unpolled, inArray(voiceCalls.id, batchOf(db, unpolled))))
-    .returning({ id: voiceCalls.id });
-  for (const call of polled) await sendPoll(queue, call.id, 0);
+    .returning({ id: voiceCalls.id, agencyId: voiceCalls.agencyId });
+  for (const call of polled) await sendPoll(queue, call, 0);
 
   return {
     closed: closed.length,
@@ -120,7 +122,7 @@ export async function sweepCalls(db: Db, queue: Queue<CallMessage>, now: number)
 }
 
 /** Sends dial messages; when the queue refuses, clears `enqueued_at` so the next run tries again. */
-async function sendOrRelease(db: Db, queue: Queue<CallMessage>, calls: { id: string; dueAt: string }[], now: number) {
+async function sendOrRelease(db: Db, queue: Queue<CallMessage>, calls: DueCall[], now: number) {
   if (calls.length === 0) return;
   try {
     await sendDials(queue, calls, now);
@@ -132,14 +134,4 @@ async function sendOrRelease(db: Db, queue: Queue<CallMessage>, calls: { id: str
     }
     throw error;
   }
-}
-
-/** The Cron Trigger: one sweep per run, timed by the controller's scheduled time. */
-export async function handleScheduled(controller: ScheduledController, env: Env): Promise<SweepReport> {
-  const logger = createLogger({ job: "voice-sweep", cron: controller.cron }, env.LOG_LEVEL);
-  const db = createDb(env.DB);
-  const report = await sweepCalls(db, env.CALL_QUEUE, controller.scheduledTime);
-  logger.info("voice call sweep", { ...report });
-  await publishWritten(db, env.WEBHOOK_QUEUE, logger);
-  return report;
 }

@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppBindings } from "@/lib/context";
 import { ApiError, messages, type ErrorBody } from "@/lib/errors";
+import { agencyMovingError, isAgencyMovingError } from "@/lib/shards/agency-moving";
 import { validationHook } from "@/lib/validation";
 import { requestContext } from "@/middleware/request-context";
 import { limitBodySize, limitJsonDepth } from "@/middleware/request-limits";
@@ -11,11 +12,13 @@ import { securityHeaders } from "@/middleware/security-headers";
 /** Every router shares the validation hook, so a bad request reads the same everywhere. */
 export const createRouter = () => new OpenAPIHono<AppBindings>({ defaultHook: validationHook, strict: true });
 
-function renderError(error: Error, c: Context<AppBindings>) {
+function renderError(error: Error, c: Context<AppBindings>): Response {
   if (error instanceof ApiError) {
     for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
     return c.json(error.body(), error.status);
   }
+  // A write that reached an agency's old shard while the agency moves (the fence's triggers).
+  if (isAgencyMovingError(error)) return renderError(agencyMovingError(), c);
   if (error instanceof HTTPException && error.status < 500) {
     // Hono's own 4xx come from body parsing: malformed JSON (400) or a body that is not JSON
     // (415). DESIGN makes both a 400 validation error in our envelope.

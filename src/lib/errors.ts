@@ -17,6 +17,8 @@ export const errorStatus = {
   rate_limited: 429,
   internal_error: 500,
   not_implemented: 501,
+  /** A write of an agency that is being moved to another shard (DESIGN, Agencies across D1 databases). */
+  agency_moving: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type ErrorCode = keyof typeof errorStatus;

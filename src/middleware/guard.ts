@@ -5,7 +5,9 @@ import { bearerToken, hashToken, keyIdOf } from "@/lib/auth/tokens";
 import type { AppBindings } from "@/lib/context";
 import { ApiError, invalidToken, messages } from "@/lib/errors";
 import type { RateLimitRule } from "@/lib/rate-limits";
+import { agencyMovingError } from "@/lib/shards/agency-moving";
 import { applyRateLimitDecision, enforceIpRateLimit } from "@/middleware/rate-limit";
+import { useShard } from "@/middleware/shard-session";
 
 /**
  * The front door of every Partner API route, in SPEC order: authenticate, count the request
@@ -35,6 +37,7 @@ export function guard(options: { scopes: readonly Scope[] | "none"; rateLimit: R
       limit: rateLimit.limit,
       windowSeconds: rateLimit.windowSeconds,
       scopes,
+      write: c.req.method !== "GET" && c.req.method !== "HEAD",
     });
     if (!("decision" in admission)) {
       await enforceIpRateLimit(c, rateLimit);
@@ -42,8 +45,10 @@ export function guard(options: { scopes: readonly Scope[] | "none"; rateLimit: R
     }
     // Counted either way; throws 429 when the limit is used up.
     applyRateLimitDecision(c, rateLimit, admission.decision);
+    if (admission.outcome === "moving") throw agencyMovingError();
     if (!("caller" in admission)) throw new ApiError("insufficient_scope", messages.missingScope(scopes[0] ?? "*"));
     c.set("caller", admission.caller);
+    useShard(c, admission.caller.shard);
     return next();
   };
 }

@@ -37,9 +37,20 @@ export async function deliver(messages: { body: unknown; attempts?: number; id?:
   return { ids: batch.messages.map((m) => m.id), result, retried };
 }
 
-/** Runs the Worker's exported scheduled handler as the Cron Trigger would, at `scheduledTime`. */
+/**
+ * Runs the Worker's exported scheduled handler as the Cron Trigger would, at `scheduledTime`,
+ * then hands the `shard-sweeps` messages it sent to the Worker's queue handler, as the queue
+ * would: one cron run, swept on every shard, before this returns. Returns those messages.
+ */
 export async function runCron(scheduledTime: number, customEnv: Env = env as unknown as Env) {
   const controller = createScheduledController({ scheduledTime, cron: "* * * * *" });
+  const sent: { body: unknown }[] = [];
+  const sweepQueue = {
+    send: async (body: unknown) => void sent.push({ body }),
+    sendBatch: async (messages: Iterable<{ body: unknown }>) => void sent.push(...[...messages].map((m) => ({ body: m.body }))),
+  };
   const ctx = createExecutionContext();
-  await worker.scheduled(controller, customEnv, ctx);
+  await worker.scheduled(controller, { ...customEnv, SWEEP_QUEUE: sweepQueue as unknown as Env["SWEEP_QUEUE"] }, ctx);
+  if (sent.length > 0) await deliver(sent, { env: customEnv, queue: "shard-sweeps" });
+  return sent.map((m) => m.body as { type: string; shard: string; scheduled_time: number });
 }

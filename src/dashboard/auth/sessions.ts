@@ -1,11 +1,12 @@
 import { and, eq, gt, inArray, isNull } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { agencyLocation } from "@/db/shards";
 import { agencies, dashboardSessions, members } from "@/db/schema";
 import type { Env } from "@/env";
 import { auditStatement } from "@/lib/audit/audit-log";
-import { hashToken } from "@/lib/auth/tokens";
+import { AGENCY_SECRET_SHAPE, agencyIdOfSecret, hashToken } from "@/lib/auth/tokens";
 import { nowIso } from "@/lib/time";
-import { DASHBOARD_ROLES } from "./sign-in-links";
+import { DASHBOARD_ROLES } from "@/lib/auth/sign-in-links";
 
 /**
  * The session cookie. `__Host-` makes browsers refuse it unless it is `Secure`, has `Path=/`
@@ -17,10 +18,10 @@ export const SESSION_COOKIE = "__Host-pa_session";
 export const SESSION_COOKIE_OPTIONS = { httpOnly: true, secure: true, sameSite: "Strict", path: "/" } as const;
 
 /**
- * Link and cookie secrets are 43 base64url characters (`randomSecret`); anything else is none of
- * ours and not worth a query.
+ * Link and cookie secrets name their agency (`newAgencySecret`: 32 hex and 43 base64url
+ * characters); anything else is none of ours and not worth a query.
  */
-export const SECRET_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+export const SECRET_SHAPE = AGENCY_SECRET_SHAPE;
 
 /** A signed-in member, as every dashboard page needs it. */
 export interface DashboardSession {
@@ -65,6 +66,19 @@ export async function loadSession(db: Db, env: Pick<Env, "TOKEN_PEPPER">, secret
     )
     .get();
   return row as DashboardSession | undefined;
+}
+
+/**
+ * The live session of a cookie secret, read on the shard of the agency the secret names
+ * (`open` makes that shard's client), or undefined.
+ */
+export async function findSession(env: Pick<Env, "TOKEN_PEPPER" | "DB">, secret: string, open: (shard: string) => Db) {
+  const agencyId = agencyIdOfSecret(secret);
+  const location = agencyId ? await agencyLocation(env, agencyId) : undefined;
+  if (!location) return undefined;
+  const db = open(location.shard);
+  const session = await loadSession(db, env, secret);
+  return session ? { session, db } : undefined;
 }
 
 /** Sign-out: the session stops working at once; recorded in the audit log. */

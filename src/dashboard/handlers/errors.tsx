@@ -2,6 +2,7 @@ import type { Context, ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError } from "@/lib/errors";
+import { isAgencyMovingError, writesPausedMessage } from "@/lib/shards/agency-moving";
 import type { DashboardBindings } from "../dashboard-env";
 import { render } from "../http/render";
 import { MessagePage, pageMessages } from "../pages/message-page";
@@ -17,6 +18,7 @@ export const notFoundPage = (c: Ctx) => render(c, <MessagePage title="Not found"
  */
 export const onDashboardError: ErrorHandler<DashboardBindings> = (error, c) => {
   if (error instanceof ApiError && error.status === 404) return notFoundPage(c);
+  if (isAgencyMovingError(error)) return render(c, <MessagePage title="Please try again shortly" message={writesPausedMessage} session={c.get("session")} />, 503);
   if (error instanceof HTTPException && error.status < 500) {
     return render(c, <MessagePage title="Request refused" message={error.message} session={c.get("session")} />, error.status as ContentfulStatusCode);
   }

@@ -1,7 +1,11 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { openSignInLink, SESSION_TTL_MS } from "../auth/sign-in-links";
-import { endSession, loadSession, SECRET_SHAPE, SESSION_COOKIE, SESSION_COOKIE_OPTIONS } from "../auth/sessions";
+import { openSignInLink, SESSION_TTL_MS } from "@/lib/auth/sign-in-links";
+import { createDb } from "@/db/client";
+import { agencyLocation, shardDatabase } from "@/db/shards";
+import { agencyIdOfSecret } from "@/lib/auth/tokens";
+import { useShard } from "@/middleware/shard-session";
+import { endSession, findSession, SESSION_COOKIE, SESSION_COOKIE_OPTIONS } from "../auth/sessions";
 import type { DashboardBindings } from "../dashboard-env";
 import { render } from "../http/render";
 import { MessagePage, pageMessages, SignedInHop, SignedOutPage } from "../pages/message-page";
@@ -18,7 +22,12 @@ export async function openLink(c: Ctx) {
   // with HEAD must not spend it, so HEAD learns nothing and touches no table.
   if (c.req.method === "HEAD") return c.body(null, 200);
   const token = c.req.param("token") ?? "";
-  const result = SECRET_SHAPE.test(token) ? await openSignInLink(c.var.db, c.env, token) : ({ outcome: "unknown" } as const);
+  // The link names its agency, whose shard holds the link.
+  const agencyId = agencyIdOfSecret(token);
+  const location = agencyId ? await agencyLocation(c.env, agencyId) : undefined;
+  const result = location
+    ? await openSignInLink(useShard(c, location.shard, "primary"), c.env, location.agencyId, token)
+    : ({ outcome: "unknown" } as const);
   switch (result.outcome) {
     case "unknown":
       return render(c, <MessagePage title="Sign-in link not valid" message={pageMessages.linkUnknown} />, 404);
@@ -33,9 +42,10 @@ export async function openLink(c: Ctx) {
     case "signed_in": {
       // The cookie is about to be replaced: a session it still holds ends now rather than living
       // on for its 12 hours, unreachable but valid.
+      // (It may be of another agency, on another shard.)
       const previous = getCookie(c, SESSION_COOKIE);
-      const previousSession = previous && SECRET_SHAPE.test(previous) ? await loadSession(c.var.db, c.env, previous) : undefined;
-      if (previousSession) await endSession(c.var.db, previousSession);
+      const found = previous ? await findSession(c.env, previous, (shard) => createDb(shardDatabase(c.env, shard))) : undefined;
+      if (found) await endSession(found.db, found.session);
       setCookie(c, SESSION_COOKIE, result.secret, { ...SESSION_COOKIE_OPTIONS, maxAge: SESSION_TTL_MS / 1000 });
       // Reached from another site (the platform's app, a mail client), a redirect would arrive
       // without the SameSite=Strict cookie; the page moves on by itself instead. A browser that

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { SIGN_IN_PATH } from "../auth/sign-in-links";
+import { SIGN_IN_PATH } from "@/lib/auth/sign-in-links";
 
 /**
  * Nothing but this origin's own script and stylesheet, no inline script or style, no framing,

@@ -15,3 +15,4 @@ export * from "./voice";
 export * from "./record-counts";
 export * from "./events";
 export * from "./dashboard";
+export * from "./directory";

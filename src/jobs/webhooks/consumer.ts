@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { createDb } from "@/db/client";
+import { AgencyDatabases, forEachLimited } from "@/db/shards";
 import { webhookDeliveries } from "@/db/schema";
 import type { Env } from "@/env";
 import { createLogger } from "@/lib/logger";
@@ -8,7 +8,11 @@ import { giveUpExhausted } from "./sweep";
 import { MAX_CONCURRENT_ATTEMPTS, WEBHOOK_DLQ_NAME, WEBHOOK_QUEUE_NAME, type WebhookMessage } from "./webhook-message";
 
 const isWebhookMessage = (body: unknown): body is WebhookMessage =>
-  typeof body === "object" && body !== null && (body as WebhookMessage).type === "deliver" && typeof (body as WebhookMessage).delivery_id === "string";
+  typeof body === "object" &&
+  body !== null &&
+  (body as WebhookMessage).type === "deliver" &&
+  typeof (body as WebhookMessage).delivery_id === "string" &&
+  ["string", "undefined"].includes(typeof (body as WebhookMessage).agency_id);
 
 /** Delivery crashes are retried by the queue with this backoff before the message is dead-lettered. */
 const crashRetrySeconds = (attempts: number) => Math.min(10 * 2 ** Math.max(0, attempts - 1), 300);
@@ -21,13 +25,15 @@ const crashRetrySeconds = (attempts: number) => Math.min(10 * 2 ** Math.max(0, a
  */
 export async function handleWebhookBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const logger = createLogger({ job: "webhook-deliveries", queue: batch.queue }, env.LOG_LEVEL);
-  const db = createDb(env.DB);
+  // Each delivery is read on its agency's shard.
+  const databases = new AgencyDatabases(env);
 
   if (batch.queue === WEBHOOK_DLQ_NAME) {
     for (const message of batch.messages) {
       // A crash (D1 unavailable, a bug) is not the endpoint's failure: the delivery stays pending
       // and the cron sends it again, until its attempts are used up (then it is given up here).
-      if (isWebhookMessage(message.body)) {
+      const db = isWebhookMessage(message.body) ? await databases.of(message.body.agency_id) : undefined;
+      if (db && isWebhookMessage(message.body)) {
         const given = await giveUpExhausted(db, Date.now(), eq(webhookDeliveries.id, message.body.delivery_id));
         logger.error("webhook delivery dead-lettered", { delivery_id: message.body.delivery_id, given_up: given.length > 0 });
       }
@@ -46,7 +52,8 @@ export async function handleWebhookBatch(batch: MessageBatch<unknown>, env: Env)
       return;
     }
     try {
-      const outcome = await deliver({ db, queue: env.WEBHOOK_QUEUE, logger }, message.body.delivery_id);
+      const db = await databases.of(message.body.agency_id);
+      const outcome = db ? await deliver({ db, queue: env.WEBHOOK_QUEUE, logger }, message.body.delivery_id) : "endpoint-gone";
       logger.info("webhook delivery", { delivery_id: message.body.delivery_id, attempts: message.attempts, outcome });
       message.ack();
     } catch (error) {
@@ -54,15 +61,6 @@ export async function handleWebhookBatch(batch: MessageBatch<unknown>, env: Env)
       message.retry({ delaySeconds: crashRetrySeconds(message.attempts) });
     }
   });
-}
-
-/** Runs `task` over `items`, at most `limit` at a time. */
-async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>) {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) await task(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
 /** True for a batch of `webhook-deliveries` or its dead-letter queue (the Worker consumes both kinds of queue). */

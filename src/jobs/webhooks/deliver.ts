@@ -167,6 +167,6 @@ export async function deliver(deps: DeliverDeps, deliveryId: string): Promise<De
   }
   if (result.delivered) return "delivered";
   if (!nextAttemptAt) return "given-up";
-  await sendDeliveries(deps.queue, [delivery.id], retryIn);
+  await sendDeliveries(deps.queue, [delivery], retryIn);
   return "retry-scheduled";
 }

@@ -10,11 +10,17 @@ import type { WebhookMessage } from "./webhook-message";
 /** D1 binds at most 100 parameters per statement. */
 const ID_CHUNK = 90;
 
+/** A delivery to send, and the agency whose shard holds it. */
+export interface DeliveryRef {
+  id: string;
+  agencyId: string;
+}
+
 /** Sends one `deliver` message per delivery (delayed when given). */
-export const sendDeliveries = (queue: Queue<WebhookMessage>, ids: readonly string[], delaySeconds = 0) =>
+export const sendDeliveries = (queue: Queue<WebhookMessage>, deliveries: readonly DeliveryRef[], delaySeconds = 0) =>
   sendInBatches(
     queue,
-    ids.map((id) => ({ body: { type: "deliver", delivery_id: id } satisfies WebhookMessage, delaySeconds })),
+    deliveries.map((d) => ({ body: { type: "deliver", delivery_id: d.id, agency_id: d.agencyId } satisfies WebhookMessage, delaySeconds })),
   );
 
 /**
@@ -26,7 +32,7 @@ export const sendDeliveries = (queue: Queue<WebhookMessage>, ids: readonly strin
  */
 export async function publishEvents(db: Db, queue: Queue<WebhookMessage>, eventIds: readonly string[]) {
   const now = nowIso();
-  const claimed: string[] = [];
+  const claimed: DeliveryRef[] = [];
   for (let i = 0; i < eventIds.length; i += ID_CHUNK) {
     const rows = await db
       .update(webhookDeliveries)
@@ -38,8 +44,8 @@ export async function publishEvents(db: Db, queue: Queue<WebhookMessage>, eventI
           isNull(webhookDeliveries.enqueuedAt),
         ),
       )
-      .returning({ id: webhookDeliveries.id });
-    claimed.push(...rows.map((r) => r.id));
+      .returning({ id: webhookDeliveries.id, agencyId: webhookDeliveries.agencyId });
+    claimed.push(...rows);
   }
   if (claimed.length > 0) await sendDeliveries(queue, claimed);
   return claimed.length;

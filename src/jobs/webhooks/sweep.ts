@@ -1,9 +1,8 @@
 import { and, asc, eq, gte, inArray, isNull, lt, lte, or, type SQL } from "drizzle-orm";
 import { isoAt } from "@/lib/time";
-import { createDb, type Db } from "@/db/client";
+import type { Db } from "@/db/client";
+import { notFrozen } from "@/db/agency-copy";
 import { events, webhookAttempts, webhookDeliveries } from "@/db/schema";
-import type { Env } from "@/env";
-import { createLogger } from "@/lib/logger";
 import { sendDeliveries } from "./publish";
 import { EVENT_RETENTION_MS, MAX_ATTEMPTS, RESEND_AFTER_SECONDS, WEBHOOK_SWEEP_LIMIT, type WebhookMessage } from "./webhook-message";
 
@@ -36,8 +35,11 @@ export async function sweepWebhooks(db: Db, queue: Queue<WebhookMessage>, now: n
   const staleBefore = isoAt(now - RESEND_AFTER_SECONDS * 1000);
   // A delivery whose every attempt was claimed but none completed (its consumer kept crashing)
   // is given up once the last lease has run out, rather than sent for ever.
-  await giveUpExhausted(db, now, lte(webhookDeliveries.nextAttemptAt, isoAt(now)));
+  // Rows of an agency that is moving are left to the sweep of its new shard.
+  const movable = notFrozen(webhookDeliveries.agencyId);
+  await giveUpExhausted(db, now, and(lte(webhookDeliveries.nextAttemptAt, isoAt(now)), movable)!);
   const lost = and(
+    movable,
     eq(webhookDeliveries.status, "pending"),
     lte(webhookDeliveries.nextAttemptAt, staleBefore),
     or(isNull(webhookDeliveries.enqueuedAt), lte(webhookDeliveries.enqueuedAt, staleBefore)),
@@ -54,23 +56,21 @@ export async function sweepWebhooks(db: Db, queue: Queue<WebhookMessage>, now: n
         ),
       ),
     )
-    .returning({ id: webhookDeliveries.id });
-  if (resent.length > 0) await sendDeliveries(queue, resent.map((r) => r.id));
+    .returning({ id: webhookDeliveries.id, agencyId: webhookDeliveries.agencyId });
+  if (resent.length > 0) await sendDeliveries(queue, resent);
 
   // Oldest first, a bounded slice per run; the event rows go last, as the slice is read from them.
-  const expired = () => db.select({ id: events.id }).from(events).where(lt(events.createdAt, isoAt(now - EVENT_RETENTION_MS))).orderBy(asc(events.createdAt)).limit(WEBHOOK_SWEEP_LIMIT);
+  const expired = () =>
+    db
+      .select({ id: events.id })
+      .from(events)
+      .where(and(lt(events.createdAt, isoAt(now - EVENT_RETENTION_MS)), notFrozen(events.agencyId)))
+      .orderBy(asc(events.createdAt))
+      .limit(WEBHOOK_SWEEP_LIMIT);
   const [, , pruned] = await db.batch([
     db.delete(webhookAttempts).where(inArray(webhookAttempts.eventId, expired())),
     db.delete(webhookDeliveries).where(inArray(webhookDeliveries.eventId, expired())),
     db.delete(events).where(inArray(events.id, expired())).returning({ id: events.id }),
   ]);
   return { resent: resent.length, pruned: pruned.length };
-}
-
-/** The Cron Trigger's webhook part, timed by the controller's scheduled time. */
-export async function handleWebhookSweep(controller: ScheduledController, env: Env): Promise<WebhookSweepReport> {
-  const logger = createLogger({ job: "webhook-sweep", cron: controller.cron }, env.LOG_LEVEL);
-  const report = await sweepWebhooks(createDb(env.DB), env.WEBHOOK_QUEUE, controller.scheduledTime);
-  logger.info("webhook sweep", { ...report });
-  return report;
 }

@@ -1,11 +1,13 @@
 /**
  * The messages of the `webhook-deliveries` queue and the limits of delivery, in one place. A
- * message carries only the delivery id: the row in `webhook_deliveries` is the truth, so a
- * stale or redelivered message can never deliver twice (see the claim in deliver.ts).
+ * message carries only the delivery id and its agency (whose shard holds the delivery): the row
+ * in `webhook_deliveries` is the truth, so a stale or redelivered message can never deliver
+ * twice (see the claim in deliver.ts). Messages sent before shards have no `agency_id`.
  */
 export interface WebhookMessage {
   type: "deliver";
   delivery_id: string;
+  agency_id?: string;
 }
 
 export const WEBHOOK_QUEUE_NAME = "webhook-deliveries";

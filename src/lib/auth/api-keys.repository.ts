@@ -1,6 +1,7 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "@/db/client";
+import { addDirectoryRecord } from "@/db/shards";
 import { apiKeys, burnedSecrets, securityEvents } from "@/db/schema";
 import type { Env } from "@/env";
 import { ACCESS_TOKEN_TTL_DAYS, hashToken, newAccessToken, newLegacyCalendarToken, newRotateKey } from "@/lib/auth/tokens";
@@ -8,7 +9,7 @@ import { invalidateKey } from "@/lib/auth/gate";
 import { newId } from "@/lib/ids";
 import { addDays, nowIso } from "@/lib/time";
 
-type TokenEnv = Pick<Env, "TOKEN_PREFIX" | "TOKEN_PEPPER" | "ACCESS_GATE">;
+type TokenEnv = Pick<Env, "TOKEN_PREFIX" | "TOKEN_PEPPER" | "ACCESS_GATE" | "DB">;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
 /**
@@ -48,6 +49,8 @@ export async function createApiKey(
     createdAt: now,
     updatedAt: now,
   };
+  // The directory first: a token names its key, and the key's gate finds the shard there.
+  await addDirectoryRecord(env, "api_key", id, agencyId);
   await db.batch([db.insert(apiKeys).values(row), alongside(id)]);
   return { key: row, accessToken, rotateKey };
 }
@@ -74,6 +77,7 @@ export async function createLegacyCalendarToken(db: Db, env: TokenEnv, agencyId:
     createdAt: now,
     updatedAt: now,
   };
+  await addDirectoryRecord(env, "api_key", id, agencyId);
   await db.batch([db.insert(apiKeys).values(row), alongside(id)]);
   return { key: row, token };
 }

@@ -13,7 +13,7 @@ import type { ApiKeyRow } from "./api-keys.repository";
  */
 export interface KeyActionContext {
   db: Db;
-  env: Pick<Env, "TOKEN_PREFIX" | "TOKEN_PEPPER" | "ACCESS_GATE">;
+  env: Pick<Env, "TOKEN_PREFIX" | "TOKEN_PEPPER" | "ACCESS_GATE" | "DB">;
   actor: Actor;
 }
 

@@ -22,14 +22,30 @@ export const newRotateKey = (env: Pick<Env, "TOKEN_PREFIX">) => `${prefixOf(env)
 export const newLegacyCalendarToken = (env: Pick<Env, "TOKEN_PREFIX">, keyId: string) =>
   `${prefixOf(env)}cal_${compactId(keyId)}${randomSecret()}`;
 
+/**
+ * A secret that names its agency, as an access token names its key: `<agency id: 32 hex><256
+ * random bits, 43 base64url>`. Dashboard sign-in links and session cookies are of this shape, so
+ * the Worker finds the agency's shard in the directory before it looks the secret up there.
+ */
+export const newAgencySecret = (agencyId: string) => `${compactId(agencyId)}${randomSecret()}`;
+
+export const AGENCY_SECRET_SHAPE = /^([0-9a-f]{32})[A-Za-z0-9_-]{43}$/;
+
+/** The agency id inside such a secret, or null when the value is not of that shape. */
+export function agencyIdOfSecret(value: string): string | null {
+  const hex = AGENCY_SECRET_SHAPE.exec(value)?.[1];
+  return hex ? uuidOf(hex) : null;
+}
+
+const uuidOf = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+
 /** The key id inside an access or legacy token, or null when the token is not of our shape. */
 export function keyIdOf(token: string, env: Pick<Env, "TOKEN_PREFIX">): string | null {
   const prefix = prefixOf(env);
   if (!token.startsWith(prefix)) return null;
   const match = /^(?:_|cal_)([0-9a-f]{32})[A-Za-z0-9_-]{43}$/.exec(token.slice(prefix.length));
   const hex = match?.[1];
-  if (!hex) return null;
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return hex ? uuidOf(hex) : null;
 }
 
 export const hashToken = (token: string, env: Pick<Env, "TOKEN_PEPPER">) => hashSecret(token, env.TOKEN_PEPPER);

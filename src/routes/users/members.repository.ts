@@ -44,7 +44,7 @@ export const findLiveMemberByEmail = (db: Db, agencyId: string, email: string) =
  * One live member per email (also enforced by the partial unique index, so a racing insert is a
  * 409 too), and one owner per agency.
  */
-export async function createMember(db: Db, agencyId: string, input: { name: string; email: string; role: MemberRole }) {
+export async function createMember(db: Db, agencyId: string, input: { name: string; email: string; role: MemberRole }, id = newId()) {
   const existing = await findLiveMemberByEmail(db, agencyId, input.email);
   if (existing) throw conflict(duplicateMemberMessage(existing.id));
   if (input.role === "owner") {
@@ -52,7 +52,7 @@ export async function createMember(db: Db, agencyId: string, input: { name: stri
     if (owner) throw conflict("This agency already has an owner");
   }
   const now = nowIso();
-  const row: MemberRow = { id: newId(), agencyId, ...input, createdAt: now, updatedAt: now, removedAt: null };
+  const row: MemberRow = { id, agencyId, ...input, createdAt: now, updatedAt: now, removedAt: null };
   try {
     await db.batch([db.insert(members).values(row), memberEvent(db, agencyId, row.id, "user.created")]);
   } catch (error) {

@@ -68,17 +68,17 @@ export async function changeCalls(db: Db, changes: CallChange[]) {
       .update(voiceCalls)
       .set(set)
       .where(and(eq(voiceCalls.id, call.id), where))
-      .returning({ id: voiceCalls.id, dueAt: voiceCalls.dueAt }),
+      .returning({ id: voiceCalls.id, agencyId: voiceCalls.agencyId, dueAt: voiceCalls.dueAt }),
     callEvent(db, call.agencyId, call.id, type, { ifChanged: true }),
   ]);
-  const changed: { id: string; dueAt: string }[] = [];
+  const changed: { id: string; agencyId: string; dueAt: string }[] = [];
   for (let i = 0; i < statements.length; i += CHANGE_BATCH_STATEMENTS) {
     const [first, ...rest] = statements.slice(i, i + CHANGE_BATCH_STATEMENTS);
     if (!first) break;
     const results = await db.batch([first, ...rest]);
     // Even places hold the UPDATEs' returned rows.
     results.forEach((rows, j) => {
-      if (j % 2 === 0) changed.push(...(rows as { id: string; dueAt: string }[]));
+      if (j % 2 === 0) changed.push(...(rows as { id: string; agencyId: string; dueAt: string }[]));
     });
   }
   return changed;

@@ -3,7 +3,7 @@ import type { Db } from "@/db/client";
 import { dashboardLinks, dashboardSessions, members } from "@/db/schema";
 import type { Env } from "@/env";
 import { auditStatement, OPERATOR } from "@/lib/audit/audit-log";
-import { hashToken } from "@/lib/auth/tokens";
+import { hashToken, newAgencySecret } from "@/lib/auth/tokens";
 import { randomSecret } from "@/lib/crypto";
 import { conflict, notFound } from "@/lib/errors";
 import { newId } from "@/lib/ids";
@@ -27,7 +27,9 @@ export const signInMessages = {
 
 /**
  * Issues a one-time sign-in link for a member who may use the dashboard: 15 minutes, single
- * use, only its hash stored. Returns the URL under `origin` and when it expires.
+ * use, only its hash stored. `db` is the shard of the member's agency. The link's secret names
+ * the agency (`newAgencySecret`), so opening it finds the shard before the link. Returns the
+ * URL under `origin` and when it expires.
  */
 export async function issueSignInLink(db: Db, env: HashEnv, memberId: string, origin: string) {
   const member = await db.select().from(members).where(eq(members.id, memberId.toLowerCase())).get();
@@ -35,7 +37,7 @@ export async function issueSignInLink(db: Db, env: HashEnv, memberId: string, or
   if (member.removedAt) throw conflict(signInMessages.memberRemoved);
   if (member.role === "agent") throw conflict(signInMessages.agentRole);
 
-  const token = randomSecret();
+  const token = newAgencySecret(member.agencyId);
   const now = Date.now();
   const expiresAt = isoAt(now + LINK_TTL_MS);
   const id = newId();
@@ -71,15 +73,16 @@ export type SignInOutcome =
   | { outcome: "forbidden"; removed: boolean };
 
 /**
- * Opens a sign-in link: marks it used and starts a session in one batch. The UPDATE only
+ * Opens a sign-in link (on the shard of the agency it names): marks it used and starts a
+ * session in one batch. The session's secret names the agency too. The UPDATE only
  * matches an unused, unexpired link, and the session INSERT only runs when that UPDATE changed
  * a row (SQLite's `changes()`) and the member is a live owner or admin, so of any number of
  * concurrent opens exactly one starts a session.
  */
-export async function openSignInLink(db: Db, env: HashEnv, token: string): Promise<SignInOutcome> {
+export async function openSignInLink(db: Db, env: HashEnv, agencyId: string, token: string): Promise<SignInOutcome> {
   const tokenHash = await hashToken(token, env);
   const now = Date.now();
-  const secret = randomSecret();
+  const secret = newAgencySecret(agencyId);
   const session = {
     id: newId(),
     secretHash: await hashToken(secret, env),

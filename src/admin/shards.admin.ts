@@ -1,0 +1,176 @@
+import { z, type RouteHandler } from "@hono/zod-openapi";
+import { getShard, saveShard, shardBinding } from "@/db/shards";
+import type { AppBindings } from "@/lib/context";
+import { createRouter } from "@/lib/create-app";
+import { badRequest, notFound } from "@/lib/errors";
+import { jsonBody } from "@/lib/openapi";
+import { moveAgency } from "@/lib/shards/move-agency";
+import { describeShards, requireShard, type ShardView } from "@/lib/shards/placement";
+import { nowIso } from "@/lib/time";
+import { adminJson, adminRoute, agencyParams, requireAgency } from "./admin-route";
+import { Agency, ShardRegion, shardName } from "./admin.schemas";
+import { toPublicAgency } from "./agencies.repository";
+
+const success = z.literal(true);
+
+const Shard = z
+  .object({
+    name: z.string().openapi({ description: "The Worker's D1 binding of the shard's database: `DB` (also the directory) or `DB_<NAME>`." }),
+    region: ShardRegion.nullable().openapi({ description: "Where the database was created; null when not recorded (never chosen by region)." }),
+    open: z.boolean().openapi({ description: "Whether new agencies are placed here automatically (by region or by default)." }),
+    bound: z.boolean().openapi({ description: "Whether this Worker has the binding; an unbound shard cannot be used." }),
+    agency_count: z.number().int(),
+    size_bytes: z.number().int().nullable().openapi({ description: "The database's size as D1 reports it; a D1 database holds at most 10 GB. Null when unbound." }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("AdminShard");
+
+const toPublicShard = (s: ShardView) => ({
+  name: s.name,
+  region: s.region,
+  open: s.open,
+  bound: s.bound,
+  agency_count: s.agencyCount,
+  size_bytes: s.sizeBytes,
+  created_at: s.createdAt,
+  updated_at: s.updatedAt,
+});
+
+const shardParams = z.object({ name: shardName.openapi({ param: { name: "name", in: "path" } }) });
+
+export const getAgencyRoute = adminRoute({
+  method: "get",
+  path: "/agencies/{agency_uuid}",
+  operationId: "adminGetAgency",
+  summary: "Get an agency, with its shard and region",
+  request: { params: agencyParams },
+  responses: { 200: adminJson(z.object({ success, agency: Agency }), "The agency.") },
+});
+
+const getAgencyHandler: RouteHandler<typeof getAgencyRoute, AppBindings> = async (c) => {
+  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
+  const shard = await getShard(c.env, agency.location.shard);
+  return c.json({ success: true as const, agency: toPublicAgency(agency, agency.location, shard?.region ?? null) }, 200);
+};
+
+const MoveBody = z.strictObject({ shard: shardName }).openapi("AdminMoveAgency", { example: { shard: "DB_EU" } });
+
+export const moveAgencyRoute = adminRoute({
+  method: "post",
+  path: "/agencies/{agency_uuid}/move",
+  operationId: "adminMoveAgency",
+  summary: "Move an agency to another shard",
+  description:
+    "Copies every record of the agency to the shard named (open or closed), checks the row count of every table on " +
+    "both sides, switches the directory, then deletes the old copy. Meanwhile the agency's writes answer 503 " +
+    "`agency_moving` with `Retry-After`, and its reads keep working; its API keys work before and after. A move that " +
+    "fails is undone (500 naming the reason; the agency stays where it was, whole); one whose Worker dies is undone by " +
+    "the cron within a few minutes. 409 when the agency is already on that shard or already moving.",
+  request: { params: agencyParams, body: jsonBody(MoveBody) },
+  responses: {
+    200: adminJson(
+      z.object({
+        success,
+        agency: Agency,
+        move: z.object({ from: z.string(), to: z.string(), rows: z.record(z.string(), z.number().int()).openapi({ description: "Rows copied per table." }) }),
+      }),
+      "The agency, now on its new shard.",
+    ),
+  },
+});
+
+const moveAgencyHandler: RouteHandler<typeof moveAgencyRoute, AppBindings> = async (c) => {
+  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
+  const target = await requireShard(c.env, c.req.valid("json").shard);
+  const report = await moveAgency(c.env, agency.location, target.name);
+  return c.json({ success: true as const, agency: toPublicAgency(agency, { shard: target.name }, target.region), move: report }, 200);
+};
+
+export const listShardsRoute = adminRoute({
+  method: "get",
+  path: "/shards",
+  operationId: "adminListShards",
+  summary: "List shards with their agency counts and sizes",
+  responses: { 200: adminJson(z.object({ success, shards: z.array(Shard) }), "Every registered shard, by name.") },
+});
+
+const listShardsHandler: RouteHandler<typeof listShardsRoute, AppBindings> = async (c) =>
+  c.json({ success: true as const, shards: (await describeShards(c.env)).map(toPublicShard) }, 200);
+
+export const shardMessages = {
+  notBound: (name: string) => `This Worker has no D1 binding named ${name}: add it to wrangler.toml and deploy first`,
+  noSchema: (name: string) => `Shard ${name} has no schema yet: apply the migrations to it first (npm run db:migrate:remote)`,
+  notRegistered: (name: string) => `Shard not found: ${name}`,
+} as const;
+
+const PutShardBody = z
+  .strictObject({ region: ShardRegion.nullable(), open: z.boolean().default(true) })
+  .openapi("AdminPutShard", { example: { region: "weur", open: true } });
+
+export const putShardRoute = adminRoute({
+  method: "put",
+  path: "/shards/{name}",
+  operationId: "adminPutShard",
+  summary: "Register a shard, or replace its region and open state",
+  description:
+    "The shard is a D1 database bound to the Worker under `name`, created with `wrangler d1 create --location <region>` " +
+    "(or `--jurisdiction eu`) and migrated. 400 when the binding is missing or the database has no schema. 201 when " +
+    "registered now, 200 when it was already.",
+  request: { params: shardParams, body: jsonBody(PutShardBody) },
+  responses: {
+    200: adminJson(z.object({ success, shard: Shard }), "The shard, updated."),
+    201: adminJson(z.object({ success, shard: Shard }), "The shard, registered."),
+  },
+});
+
+async function viewOf(c: { env: AppBindings["Bindings"] }, name: string) {
+  return (await describeShards(c.env, (s) => s.name === name))[0]!;
+}
+
+const putShardHandler: RouteHandler<typeof putShardRoute, AppBindings> = async (c) => {
+  const { name } = c.req.valid("param");
+  const body = c.req.valid("json");
+  const d1 = shardBinding(c.env, name);
+  if (!d1) throw badRequest(shardMessages.notBound(name));
+  try {
+    await d1.prepare("SELECT 1 FROM agency_freezes LIMIT 1").run();
+  } catch {
+    throw badRequest(shardMessages.noSchema(name));
+  }
+  const existed = await getShard(c.env, name);
+  await saveShard(c.env, { name, region: body.region, open: body.open }, nowIso());
+  const shard = toPublicShard(await viewOf(c, name));
+  return existed ? c.json({ success: true as const, shard }, 200) : c.json({ success: true as const, shard }, 201);
+};
+
+const PatchShardBody = z
+  .strictObject({ region: ShardRegion.nullable().optional(), open: z.boolean().optional() })
+  .openapi("AdminPatchShard", { example: { open: false } });
+
+export const patchShardRoute = adminRoute({
+  method: "patch",
+  path: "/shards/{name}",
+  operationId: "adminPatchShard",
+  summary: "Open or close a shard for new agencies, or record its region",
+  description: "Closing a shard stops placing new agencies on it; its agencies stay, and an operator may still name it explicitly.",
+  request: { params: shardParams, body: jsonBody(PatchShardBody) },
+  responses: { 200: adminJson(z.object({ success, shard: Shard }), "The shard.") },
+});
+
+const patchShardHandler: RouteHandler<typeof patchShardRoute, AppBindings> = async (c) => {
+  const { name } = c.req.valid("param");
+  const body = c.req.valid("json");
+  const existing = await getShard(c.env, name);
+  if (!existing) throw notFound(shardMessages.notRegistered(name));
+  await saveShard(c.env, { name, region: body.region === undefined ? existing.region : body.region, open: body.open ?? existing.open }, nowIso());
+  return c.json({ success: true as const, shard: toPublicShard(await viewOf(c, name)) }, 200);
+};
+
+/** Shards and where agencies live, mounted on the operator router (admin.index.ts). */
+export const shardsAdminRouter = createRouter()
+  .openapi(getAgencyRoute, getAgencyHandler)
+  .openapi(moveAgencyRoute, moveAgencyHandler)
+  .openapi(listShardsRoute, listShardsHandler)
+  .openapi(putShardRoute, putShardHandler)
+  .openapi(patchShardRoute, patchShardHandler);

@@ -1,0 +1,81 @@
+import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
+import * as schema from "./schema";
+
+/**
+ * Every table that holds an agency's records, in the order a move copies them: a table after
+ * the tables its foreign keys point to (D1 enforces foreign keys), and `events` before
+ * `webhook_endpoints`, so the `events_fan_out` trigger finds no endpoint to create deliveries
+ * for while events are copied (the deliveries are copied as they are, with their state).
+ * A purge deletes in the reverse order.
+ *
+ * `scope` selects the agency's rows (`?1` is the agency id). `copy: false` marks rows a move
+ * leaves behind: an idempotency key still `in_progress` belongs to a request the move's freeze
+ * refused, and its retry must find the key free on the new shard.
+ *
+ * Not listed: `record_counts` and `contacts_fts`, which triggers keep from `contacts` and
+ * `voice_calls` (a move rebuilds them by inserting; a purge empties them by deleting), and the
+ * directory's own tables. test/agency-move.test.ts fails when a table with an `agency_id`
+ * column is missing here or has no freeze triggers.
+ */
+export interface AgencyTable {
+  name: string;
+  columns: string[];
+  scope: string;
+  /** Rows of the scope a move does not copy (deleted with the rest by the purge). */
+  copyScope?: string;
+}
+
+const AGENCY_ROWS = "agency_id = ?1";
+
+const tablesInCopyOrder: [SQLiteTable, Omit<AgencyTable, "name" | "columns">?][] = [
+  [schema.agencies, { scope: "id = ?1" }],
+  [schema.agencySettings],
+  [schema.agencySecrets],
+  [schema.members],
+  [schema.apiKeys],
+  [schema.burnedSecrets, { scope: "key_id IN (SELECT id FROM api_keys WHERE agency_id = ?1)" }],
+  [schema.securityEvents],
+  [schema.auditLog],
+  [schema.dashboardLinks],
+  [schema.dashboardSessions],
+  [schema.fields],
+  [schema.contacts],
+  [schema.contactTags],
+  [schema.calendarHours],
+  [schema.bookingWidgets],
+  [schema.appointments],
+  [schema.messages],
+  [schema.paths],
+  [schema.pathVersions],
+  [schema.pathEvents],
+  [schema.leadOrders],
+  [schema.invites],
+  [schema.voiceAgents],
+  [schema.voicePhoneNumbers],
+  [schema.voiceCalls],
+  [schema.wallets],
+  [schema.walletLedger],
+  [schema.idempotencyKeys, { scope: AGENCY_ROWS, copyScope: `${AGENCY_ROWS} AND state = 'done'` }],
+  [schema.events],
+  [schema.webhookEndpoints],
+  [schema.webhookDeliveries],
+  [schema.webhookAttempts],
+];
+
+export const agencyTables: readonly AgencyTable[] = tablesInCopyOrder.map(([table, options]) => {
+  const config = getTableConfig(table);
+  return { name: config.name, columns: config.columns.map((c) => c.name), scope: options?.scope ?? AGENCY_ROWS, copyScope: options?.copyScope };
+});
+
+/** Tables with an `agency_id` that a move neither copies nor freezes: triggers derive them. */
+export const derivedAgencyTables = ["record_counts"] as const;
+
+/**
+ * The agency id a freeze trigger checks, for a row of `table` (`row` is NEW or OLD): the
+ * table's own `agency_id`, the agency's `id`, or the agency of a burned secret's key.
+ */
+export function freezeAgencyOf(table: AgencyTable, row: "NEW" | "OLD") {
+  if (table.name === "agencies") return `${row}.id`;
+  if (table.name === "burned_secrets") return `(SELECT agency_id FROM api_keys WHERE id = ${row}.key_id)`;
+  return `${row}.agency_id`;
+}

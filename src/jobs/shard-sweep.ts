@@ -1,0 +1,103 @@
+import { and, lt, sql } from "drizzle-orm";
+import { notFrozen } from "@/db/agency-copy";
+import { createDb, type Db } from "@/db/client";
+import { idempotencyKeys } from "@/db/schema";
+import { listShards, shardBinding, shardDatabase } from "@/db/shards";
+import type { Env } from "@/env";
+import { createLogger } from "@/lib/logger";
+import { recoverMoves } from "@/lib/shards/move-agency";
+import { isoAt } from "@/lib/time";
+import { sendInBatches } from "./queue-send";
+import { sweepCalls } from "./sweep";
+import { publishWritten } from "./webhooks/publish";
+import { sweepWebhooks } from "./webhooks/sweep";
+
+/**
+ * The every-minute cron across shards. One Worker invocation may make 1,000 D1 queries and hold
+ * 6 connections open, while each shard's sweep makes about a dozen: the cron itself only reads
+ * the directory and sends one `shard-sweeps` message per shard, and each message's sweep runs in
+ * a queue invocation of its own, so the cron's cost stays flat as shards are added and the
+ * queue runs the sweeps side by side (README, Scaling).
+ */
+export interface SweepMessage {
+  type: "sweep";
+  shard: string;
+  /**
+   * The cron's scheduled time, in epoch milliseconds: the sweep's "now". A late message sweeps as
+   * of its cron's time, which only ever does less than a current one would, never something wrong.
+   */
+  scheduled_time: number;
+}
+
+export const SWEEP_QUEUE_NAME = "shard-sweeps";
+
+/** Expired idempotency keys deleted per shard and run (their index is by expiry). */
+const IDEMPOTENCY_PRUNE_LIMIT = 500;
+
+const isSweepMessage = (body: unknown): body is SweepMessage =>
+  typeof body === "object" &&
+  body !== null &&
+  (body as SweepMessage).type === "sweep" &&
+  typeof (body as SweepMessage).shard === "string" &&
+  typeof (body as SweepMessage).scheduled_time === "number";
+
+/** The Cron Trigger: finishes or undoes interrupted moves, then sends each registered shard its sweep. */
+export async function handleScheduled(controller: ScheduledController, env: Env): Promise<number> {
+  const logger = createLogger({ job: "cron", cron: controller.cron }, env.LOG_LEVEL);
+  try {
+    const recovered = await recoverMoves(env, controller.scheduledTime);
+    if (recovered) logger.warn("agency move recovered", { outcome: recovered });
+  } catch (error) {
+    logger.error("recovering an agency move failed; the next run retries", { error: (error as Error).message });
+  }
+  const shards = (await listShards(env)).filter((s) => shardBinding(env, s.name) !== undefined);
+  await sendInBatches(
+    env.SWEEP_QUEUE,
+    shards.map((s) => ({ body: { type: "sweep", shard: s.name, scheduled_time: controller.scheduledTime } satisfies SweepMessage })),
+  );
+  return shards.length;
+}
+
+/** Deletes idempotency keys past their 24 hours (a retry after that is a new request anyway). */
+export async function pruneIdempotencyKeys(db: Db, now: number) {
+  const expired = and(lt(idempotencyKeys.expiresAt, isoAt(now)), notFrozen(idempotencyKeys.agencyId));
+  const deleted = await db
+    .delete(idempotencyKeys)
+    .where(sql`rowid IN (SELECT rowid FROM ${idempotencyKeys} WHERE ${expired} LIMIT ${IDEMPOTENCY_PRUNE_LIMIT})`)
+    .returning({ key: idempotencyKeys.key });
+  return deleted.length;
+}
+
+/** One shard's sweeps, as of the cron's time: calls, webhook deliveries, old events, expired idempotency keys. */
+export async function sweepShard(env: Env, shard: string, now: number) {
+  const db = createDb(shardDatabase(env, shard));
+  const calls = await sweepCalls(db, env.CALL_QUEUE, now);
+  const webhooks = await sweepWebhooks(db, env.WEBHOOK_QUEUE, now);
+  const idempotencyKeysPruned = await pruneIdempotencyKeys(db, now);
+  return { db, report: { ...calls, ...webhooks, idempotency_keys_pruned: idempotencyKeysPruned } };
+}
+
+/**
+ * The `shard-sweeps` consumer: each message sweeps one shard. A failure retries that shard's
+ * message alone; one still failing is dropped, as the next minute's cron sends another.
+ */
+export async function handleSweepBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  const logger = createLogger({ job: "shard-sweep" }, env.LOG_LEVEL);
+  for (const message of batch.messages) {
+    const body = message.body;
+    if (!isSweepMessage(body) || shardBinding(env, body.shard) === undefined) {
+      logger.warn("dropping a shard-sweeps message of no known shard", { message_id: message.id });
+      message.ack();
+      continue;
+    }
+    try {
+      const { db, report } = await sweepShard(env, body.shard, body.scheduled_time);
+      logger.info("shard sweep", { shard: body.shard, ...report });
+      await publishWritten(db, env.WEBHOOK_QUEUE, logger);
+      message.ack();
+    } catch (error) {
+      logger.error("shard sweep failed", { shard: body.shard, error: (error as Error).message });
+      message.retry({ delaySeconds: 5 });
+    }
+  }
+}
