@@ -5,6 +5,7 @@ import { app } from "@/app";
 import { admin, api, call, expectError, uniqueIp } from "./helpers/http";
 import { createAgency, createKey, createMember, createPathRecord, setupAgency } from "./helpers/factories";
 import { operationsOf } from "./helpers/openapi-doc";
+import { dbOf } from "./helpers/shards";
 
 const DAY = 86_400_000;
 const UNKNOWN_UUID = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
@@ -94,7 +95,7 @@ describe("operator API authentication", () => {
     expect((await listFields(token)).status).toBe(200);
     const keys = await admin("GET", `/agencies/${agencyUuid}/keys`);
     expect(keys.body.keys).toHaveLength(1);
-    const secrets = await env.DB.prepare("SELECT name FROM agency_secrets WHERE agency_id = ?").bind(agencyUuid).all();
+    const secrets = await (await dbOf(agencyUuid)).prepare("SELECT name FROM agency_secrets WHERE agency_id = ?").bind(agencyUuid).all();
     expect(secrets.results).toEqual([]);
   });
 
@@ -276,11 +277,11 @@ describe("keys", () => {
   it("refuses to edit a revoked key with the rotate refusals' 400, changing and recording nothing", async () => {
     const { agencyUuid, keyUuid } = await setupAgency();
     expect((await admin("POST", `/keys/${keyUuid}/revoke`)).status).toBe(200);
-    const auditBefore = await env.DB.prepare("SELECT COUNT(*) AS n FROM audit_log WHERE agency_id = ?").bind(agencyUuid).first<{ n: number }>();
+    const auditBefore = await (await dbOf(agencyUuid)).prepare("SELECT COUNT(*) AS n FROM audit_log WHERE agency_id = ?").bind(agencyUuid).first<{ n: number }>();
     const before = (await admin("GET", `/agencies/${agencyUuid}/keys`)).body.keys;
     expectError(await admin("PATCH", `/keys/${keyUuid}`, { name: "revived", scopes: ["fields"] }), 400, "A revoked key cannot be changed", "validation_error");
     expect((await admin("GET", `/agencies/${agencyUuid}/keys`)).body.keys).toEqual(before);
-    const auditAfter = await env.DB.prepare("SELECT COUNT(*) AS n FROM audit_log WHERE agency_id = ?").bind(agencyUuid).first<{ n: number }>();
+    const auditAfter = await (await dbOf(agencyUuid)).prepare("SELECT COUNT(*) AS n FROM audit_log WHERE agency_id = ?").bind(agencyUuid).first<{ n: number }>();
     expect(auditAfter).toEqual(auditBefore);
   });
 

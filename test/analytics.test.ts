@@ -9,6 +9,7 @@ import { createAgency, createKey, setupAgency } from "./helpers/factories";
 import { expectAuthRequired, expectRateLimit, expectScopeRequired } from "./helpers/route-checks";
 import { book, freeStarts, nextWeekday, openBusinessHours } from "./helpers/calendar-factories";
 import { CONTENT_STEP, FORM_STEP, QUESTION_STEP, archivePath, createContact, createPath, pathEvent, pathEvents, publishPath } from "./helpers/path-factories";
+import { dbOf } from "./helpers/shards";
 
 const RANDOM_UUID = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
 const MARCH = "?from=2026-03-01&to=2026-03-10";
@@ -300,8 +301,8 @@ describe("GET /analytics/paths", () => {
 
 describe("GET /analytics/paths on a large agency", () => {
   /** `count` events written straight to D1, one per step key `<prefix>-00`, `<prefix>-01`, ... (or none). */
-  const insertViews = (agencyUuid: string, pathUuid: string, count: number, stepPrefix?: string) =>
-    env.DB.prepare(
+  const insertViews = async (agencyUuid: string, pathUuid: string, count: number, stepPrefix?: string) =>
+    (await dbOf(agencyUuid)).prepare(
       `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ? - 1)
        INSERT INTO path_events (id, agency_id, path_id, type, step, contact_id, occurred_at, created_at)
        SELECT lower(hex(randomblob(16))), ?, ?, 'view', CASE WHEN ? IS NULL THEN NULL ELSE printf('%s-%02d', ?, i) END, NULL,
@@ -313,12 +314,13 @@ describe("GET /analytics/paths on a large agency", () => {
   it(`lists the ${MAX_REPORT_PATHS} newest paths, and totals add up every path`, async () => {
     const { agencyUuid, token } = await setupAgency();
     // One path more than a report lists, written straight to D1 a second apart: "Path 000" is the oldest.
-    const insert = env.DB.prepare(
+    const db = await dbOf(agencyUuid);
+    const insert = db.prepare(
       `INSERT INTO paths (id, agency_id, name, description, status, steps, version, published_version, published_at, deleted_at, created_at, updated_at)
        VALUES (?, ?, ?, NULL, 'draft', '[]', 1, NULL, NULL, NULL, ?, ?)`,
     );
     const ids = Array.from({ length: MAX_REPORT_PATHS + 1 }, () => crypto.randomUUID());
-    await env.DB.batch(
+    await db.batch(
       ids.map((id, i) => {
         const at = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
         return insert.bind(id, agencyUuid, `Path ${String(i).padStart(3, "0")}`, at, at);

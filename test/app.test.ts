@@ -1,3 +1,4 @@
+import { TEST_SHARDS } from "./helpers/shards";
 import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -5,7 +6,7 @@ import { app } from "@/app";
 import { createApp } from "@/lib/create-app";
 import { ApiError } from "@/lib/errors";
 import { api, call, expectError } from "./helpers/http";
-import { setupAgency } from "./helpers/factories";
+import { setupAgency, setupAgencyOn } from "./helpers/factories";
 
 describe("request context and the error envelope", () => {
   it("generates an X-Request-Id when none is sent", async () => {
@@ -52,22 +53,39 @@ describe("request context and the error envelope", () => {
     expect(JSON.stringify(body)).not.toContain("secret internals");
   });
 
-  it("returns a D1 bookmark that a client can send back to read its own writes", async () => {
-    const { token } = await setupAgency();
-    const created = await api("POST", "/fields", { token, body: { key: "budget", label: "Budget", type: "number" } });
-    expect(created.status).toBe(201);
-    const bookmark = created.headers.get("X-D1-Bookmark");
-    expect(bookmark).toMatch(/^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/);
-    const read = await api("GET", "/fields", { token, headers: { "X-D1-Bookmark": bookmark! } });
-    expect(read.status).toBe(200);
-    expect(read.body.fields.map((f: { key: string }) => f.key)).toEqual(["budget"]);
-    expect(read.headers.get("X-D1-Bookmark")).toMatch(/^[0-9a-f]{8}-/);
+  it("returns a D1 bookmark, tagged with the agency's shard, that a client can send back to read its own writes", async () => {
+    for (const { name } of TEST_SHARDS) {
+      const { token } = await setupAgencyOn(name);
+      const created = await api("POST", "/fields", { token, body: { key: "budget", label: "Budget", type: "number" } });
+      expect(created.status).toBe(201);
+      const bookmark = created.headers.get("X-D1-Bookmark");
+      expect(bookmark).toMatch(new RegExp(`^${name}:[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$`));
+      const read = await api("GET", "/fields", { token, headers: { "X-D1-Bookmark": bookmark! } });
+      expect(read.status).toBe(200);
+      expect(read.body.fields.map((f: { key: string }) => f.key)).toEqual(["budget"]);
+      expect(read.headers.get("X-D1-Bookmark")).toMatch(new RegExp(`^${name}:[0-9a-f]{8}-`));
+    }
+  });
+
+  it("ignores a bookmark of another shard, or one without a shard (from before shards), instead of refusing it", async () => {
+    const eu = await setupAgencyOn("DB_EU");
+    const us = await setupAgencyOn("DB");
+    const usBookmark = (await api("POST", "/fields", { token: us.token, body: { key: "budget", label: "Budget", type: "number" } })).headers.get("X-D1-Bookmark")!;
+    expect(usBookmark).toMatch(/^DB:/);
+    for (const sent of [usBookmark, usBookmark.slice("DB:".length)]) {
+      const read = await api("GET", "/fields", { token: eu.token, headers: { "X-D1-Bookmark": sent } });
+      expect(read.status, sent).toBe(200);
+      expect(read.body.fields).toEqual([]);
+      expect(read.headers.get("X-D1-Bookmark")).toMatch(/^DB_EU:/);
+    }
   });
 
   it("rejects a malformed bookmark with 400 before it reaches D1", async () => {
     const { token } = await setupAgency();
     const res = await api("GET", "/fields", { token, headers: { "X-D1-Bookmark": "not-a-bookmark" } });
     expectError(res, 400, "X-D1-Bookmark must be a bookmark returned by this API", "validation_error");
+    const unknownShard = await api("GET", "/fields", { token, headers: { "X-D1-Bookmark": "shard9:00000000-00000004-00000000-00000000000000000000000000000000" } });
+    expectError(unknownShard, 400, "X-D1-Bookmark must be a bookmark returned by this API", "validation_error");
     expect(res.headers.get("X-Request-Id")).toBeTruthy();
   });
 

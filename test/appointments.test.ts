@@ -1,3 +1,4 @@
+import { dbOf } from "./helpers/shards";
 import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -536,7 +537,7 @@ describe("appointments in the database", () => {
     await api("POST", `/appointments/${agencyOne.appointment_uuid}/cancel`, { token });
     const agencyTwo = await book(token, slot);
     const memberOne = await book(token, slot, { agent_uuid: member });
-    const rows = await env.DB.prepare("SELECT id, calendar_key, member_id, status FROM appointments WHERE agency_id = ? ORDER BY created_at, rowid")
+    const rows = await (await dbOf(agencyUuid)).prepare("SELECT id, calendar_key, member_id, status FROM appointments WHERE agency_id = ? ORDER BY created_at, rowid")
       .bind(agencyUuid)
       .all<{ id: string; calendar_key: string; member_id: string | null; status: string }>();
     expect(rows.results).toEqual([

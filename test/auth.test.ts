@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { admin, api, expectError, uniqueIp } from "./helpers/http";
 import { createAgency, createKey, setupAgency } from "./helpers/factories";
+import { dbOfRecord } from "./helpers/shards";
 
 const DAY = 86_400_000;
 const renew = (access_token: unknown, rotate_key: unknown, ip = uniqueIp()) =>
@@ -25,7 +26,7 @@ describe("access tokens", () => {
 
   it("stores only hashes of the secrets", async () => {
     const { token, rotateKey, keyUuid } = await setupAgency();
-    const row = await env.DB.prepare("SELECT * FROM api_keys WHERE id = ?").bind(keyUuid).first<Record<string, unknown>>();
+    const row = await (await dbOfRecord(keyUuid)).prepare("SELECT * FROM api_keys WHERE id = ?").bind(keyUuid).first<Record<string, unknown>>();
     const stored = JSON.stringify(row);
     expect(stored).not.toContain(token);
     expect(stored).not.toContain(rotateKey);
@@ -79,7 +80,7 @@ describe("access tokens", () => {
     const { token, keyUuid } = await createKey(agency, { scopes: ["contacts"] });
     expect((await listContacts(token)).status).toBe(200);
     // A write behind the API's back is not seen: the gate did not go back to D1.
-    await env.DB.prepare("UPDATE api_keys SET scopes = '[\"fields\"]' WHERE id = ?").bind(keyUuid).run();
+    await (await dbOfRecord(keyUuid)).prepare("UPDATE api_keys SET scopes = '[\"fields\"]' WHERE id = ?").bind(keyUuid).run();
     expect((await listContacts(token)).status).toBe(200);
     // The operator API's edit invalidates the cache, so it holds from the next request.
     expect((await admin("PATCH", `/keys/${keyUuid}`, { name: "renamed" })).status).toBe(200);
@@ -188,7 +189,7 @@ describe("POST /auth/token/renew", () => {
     const winner = winners[0]!.body;
     expect((await listContacts(winner.access_token)).status).toBe(200);
     expect((await renew(winner.access_token, winner.rotate_key)).status).toBe(200);
-    const burned = await env.DB.prepare("SELECT count(*) AS n FROM burned_secrets WHERE key_id = ?").bind(keyUuid).first<{ n: number }>();
+    const burned = await (await dbOfRecord(keyUuid)).prepare("SELECT count(*) AS n FROM burned_secrets WHERE key_id = ?").bind(keyUuid).first<{ n: number }>();
     expect(burned?.n).toBe(4);
   });
 

@@ -1,3 +1,4 @@
+import { dbOf } from "./helpers/shards";
 import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
 import { DateTime } from "luxon";
@@ -77,11 +78,12 @@ let fillerRound = 0;
 async function addUnrelatedRows(agencyUuid: string, from: string, to: string, perKind = 75) {
   const round = fillerRound++;
   const now = new Date().toISOString();
-  const contact = env.DB.prepare(
+  const db = await dbOf(agencyUuid);
+  const contact = db.prepare(
     `INSERT INTO contacts (id, agency_id, first_name, last_name, email, phone, tags, source, path_id, custom_fields, created_at, updated_at, deleted_at)
      VALUES (?, ?, 'Filler', 'Contact', NULL, ?, '[]', NULL, NULL, '{}', ?, ?, NULL)`,
   );
-  const appointment = env.DB.prepare(
+  const appointment = db.prepare(
     `INSERT INTO appointments (id, agency_id, contact_id, member_id, calendar_key, start_at, end_at, status, title, notes,
        booking_widget_id, path_id, created_at, updated_at, canceled_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL, ?, ?, NULL)`,
@@ -103,7 +105,7 @@ async function addUnrelatedRows(agencyUuid: string, from: string, to: string, pe
       statements.push(appointment.bind(crypto.randomUUID(), agencyUuid, contactId, memberId, calendarKey, iso(at), iso(at + HALF_HOUR), status, now, now));
     }
   }
-  await env.DB.batch(statements);
+  await db.batch(statements);
 }
 
 // ---------------------------------------------------------------------------------------

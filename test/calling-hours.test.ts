@@ -15,6 +15,7 @@ import {
   type VoiceAgency,
 } from "./helpers/voice-factories";
 import { deliver, dial, poll, runCron } from "./helpers/voice-queue";
+import { dbOf } from "./helpers/shards";
 
 /**
  * Calling hours in force (DESIGN "Settings are in force"): every scenario pins the clock, so
@@ -70,7 +71,7 @@ describe("calls and the agency's calling hours", () => {
 
     // The run before the opening sends it with the remaining delay; at the opening it dials.
     await runCron(at("2026-12-02T13:59:30.000Z"), customEnv);
-    expect(mine(call.call_uuid)).toEqual([{ body: dial(call.call_uuid), delaySeconds: 30 }]);
+    expect(mine(call.call_uuid)).toEqual([{ body: dial(call.call_uuid, agency.agencyUuid), delaySeconds: 30 }]);
     setClock("2026-12-02T14:00:00.000Z");
     await deliver([{ body: dial(call.call_uuid) }]);
     expect(startCall).toHaveBeenCalledTimes(1);
@@ -83,10 +84,10 @@ describe("calls and the agency's calling hours", () => {
 
   it("holds a delayed call that falls due after closing, and leaves one due inside the window alone", async () => {
     // 18:30 in New York.
-    const { create, mine } = await agencyAt("2026-12-02T23:30:00.000Z", OFFICE);
+    const { agency, create, mine } = await agencyAt("2026-12-02T23:30:00.000Z", OFFICE);
     const inside = await created(create, { delay_seconds: 1200 });
     expect(inside).toMatchObject({ status: "queued", scheduled_at: "2026-12-02T23:50:00.000Z", dispatch_at: null });
-    expect(mine(inside.call_uuid)).toEqual([{ body: dial(inside.call_uuid), delaySeconds: 1200 }]);
+    expect(mine(inside.call_uuid)).toEqual([{ body: dial(inside.call_uuid, agency.agencyUuid), delaySeconds: 1200 }]);
     const after = await created(create, { delay_seconds: 3600 });
     expect(after).toMatchObject({ status: "scheduled", scheduled_at: "2026-12-03T00:30:00.000Z", dispatch_at: "2026-12-03T14:00:00.000Z" });
     expect(mine(after.call_uuid)).toEqual([]);
@@ -178,7 +179,7 @@ describe("calling hours at the moment of dialing", () => {
     await runCron(at("2026-12-02T17:00:00.000Z"), customEnv);
     expect(mine(call.call_uuid)).toHaveLength(1);
     await runCron(at("2026-12-02T17:59:30.000Z"), customEnv);
-    expect(mine(call.call_uuid).slice(1)).toEqual([{ body: dial(call.call_uuid), delaySeconds: 30 }]);
+    expect(mine(call.call_uuid).slice(1)).toEqual([{ body: dial(call.call_uuid, agency.agencyUuid), delaySeconds: 30 }]);
     setClock("2026-12-02T18:00:00.000Z");
     await deliver([{ body: dial(call.call_uuid) }]);
     expect(startCall).toHaveBeenCalledTimes(1);
@@ -206,7 +207,7 @@ describe("calling hours at the moment of dialing", () => {
     expect(await getCall(agency.token, call.call_uuid)).toMatchObject({ status: "scheduled", dispatch_at: "2026-12-02T06:10:00.000Z" });
     expect(await getCall(agency.token, delayed.call_uuid)).toMatchObject({ status: "scheduled", dispatch_at: "2026-12-02T06:52:00.000Z" });
     await runCron(at("2026-12-02T06:10:00.000Z"), customEnv);
-    expect(mine(call.call_uuid)).toEqual([{ body: dial(call.call_uuid), delaySeconds: 0 }]);
+    expect(mine(call.call_uuid)).toEqual([{ body: dial(call.call_uuid, agency.agencyUuid), delaySeconds: 0 }]);
     expect(mine(delayed.call_uuid)).toEqual([]);
     await deliver([{ body: dial(call.call_uuid) }]);
     expect(startCall).toHaveBeenCalledTimes(1);
@@ -250,7 +251,7 @@ describe("calling hours at the moment of dialing", () => {
     });
 
     await runCron(at("2026-12-03T13:59:30.000Z"), customEnv);
-    expect(mine(call.call_uuid).at(-1)).toEqual({ body: dial(call.call_uuid), delaySeconds: 30 });
+    expect(mine(call.call_uuid).at(-1)).toEqual({ body: dial(call.call_uuid, agency.agencyUuid), delaySeconds: 30 });
     setClock("2026-12-03T14:00:00.000Z");
     await deliver([{ body: dial(call.call_uuid), attempts: 2 }]);
     expect(startCall).toHaveBeenCalledTimes(2);
@@ -295,16 +296,17 @@ describe("voice settings at the moment of dialing", () => {
 
     const count = async () => (await api("GET", "/voice-ai/calls", { token: agency.token })).body.pagination.total as number;
     const before = await count();
-    await env.DB.prepare("UPDATE voice_agents SET status = 'inactive' WHERE id = ?").bind(second.agent_uuid).run();
+    const db = await dbOf(agency.agencyUuid);
+    await db.prepare("UPDATE voice_agents SET status = 'inactive' WHERE id = ?").bind(second.agent_uuid).run();
     expectError(
       await api("POST", "/voice-ai/calls", { token: agency.token, body: { phone: "+14155550123" } }),
       400,
       "voice.default_voice_agent_uuid (GET /settings) names an inactive Voice AI agent: send voice_agent_uuid, or change the setting with PATCH /settings",
       "validation_error",
     );
-    await env.DB.batch([
-      env.DB.prepare("DELETE FROM voice_phone_numbers WHERE agent_id = ?").bind(second.agent_uuid),
-      env.DB.prepare("DELETE FROM voice_agents WHERE id = ?").bind(second.agent_uuid),
+    await db.batch([
+      db.prepare("DELETE FROM voice_phone_numbers WHERE agent_id = ?").bind(second.agent_uuid),
+      db.prepare("DELETE FROM voice_agents WHERE id = ?").bind(second.agent_uuid),
     ]);
     expectError(
       await api("POST", "/voice-ai/calls", { token: agency.token, body: { phone: "+14155550123" } }),

@@ -5,6 +5,7 @@ import { app } from "@/app";
 import { listContactsQueries, type ContactFilters } from "@/routes/contacts/contacts.repository";
 import { api, BASE } from "./helpers/http";
 import { setupAgency } from "./helpers/factories";
+import { dbOf } from "./helpers/shards";
 
 async function createContact(token: string, body: Record<string, unknown> = {}) {
   const res = await api("POST", "/contacts", { token, body: { first_name: "Ada", last_name: "Lovelace", ...body } });
@@ -30,7 +31,7 @@ async function expectFinds(token: string, q: string, expected: string[], extra =
 
 /** The contacts_fts rows of an agency's contacts, by contact id. */
 async function indexRows(agencyUuid: string) {
-  const { results } = await env.DB.prepare(
+  const { results } = await (await dbOf(agencyUuid)).prepare(
     `SELECT f.contact_id, f.name, f.email, f.phone FROM contacts_fts f JOIN contacts c ON c.rowid = f.rowid
      WHERE c.agency_id = ? ORDER BY c.rowid`,
   )
@@ -285,10 +286,11 @@ describe("contacts_fts", () => {
     const { agencyUuid, token } = await setupAgency();
     const kept = await createContact(token, { first_name: "Ada", last_name: "Lovelace", phone: "+14155550123" });
     const removed = await createContact(token, { first_name: "Ada", last_name: "Byron", phone: "+14155550124" });
-    const rowid = (await env.DB.prepare("SELECT rowid FROM contacts WHERE id = ?").bind(removed).first<{ rowid: number }>())!.rowid;
-    await env.DB.prepare("DELETE FROM contacts WHERE id = ?").bind(removed).run();
+    const db = await dbOf(agencyUuid);
+    const rowid = (await db.prepare("SELECT rowid FROM contacts WHERE id = ?").bind(removed).first<{ rowid: number }>())!.rowid;
+    await db.prepare("DELETE FROM contacts WHERE id = ?").bind(removed).run();
 
-    expect(await env.DB.prepare("SELECT count(*) AS n FROM contacts_fts WHERE rowid = ?").bind(rowid).first("n")).toBe(0);
+    expect(await db.prepare("SELECT count(*) AS n FROM contacts_fts WHERE rowid = ?").bind(rowid).first("n")).toBe(0);
     expect((await indexRows(agencyUuid)).map((r) => r.contact_id)).toEqual([kept]);
     await expectFinds(token, "ada", [kept]);
     await expectFinds(token, "0124", []);
@@ -326,7 +328,8 @@ describe("contacts_fts", () => {
     const measure = async () => Promise.all(queries.map((query) => rowsRead(token, `/contacts?${query}`)));
     const before = await measure();
 
-    const filler = env.DB.prepare(
+    const db = await dbOf(agencyUuid);
+    const filler = db.prepare(
       `INSERT INTO contacts (id, agency_id, first_name, last_name, email, phone, tags, source, path_id, custom_fields, created_at, updated_at, deleted_at)
        VALUES (?, ?, 'Filler', 'Contact', ?, ?, '[]', NULL, NULL, '{}', ?, ?, ?)`,
     );
@@ -334,7 +337,7 @@ describe("contacts_fts", () => {
     const statements = Array.from({ length: 600 }, (_, i) =>
       filler.bind(crypto.randomUUID(), agencyUuid, `filler${i}@example.com`, `+1303888${5000 + i}`, at, at, i % 2 ? at : null),
     );
-    await env.DB.batch(statements);
+    await db.batch(statements);
 
     const after = await measure();
     queries.forEach((query, i) => expect(after[i], `${query}: ${before[i]} rows read before, ${after[i]} after`).toBe(before[i]));

@@ -4,6 +4,7 @@ import { MAX_LISTED_SOURCES, MAX_LISTED_TAGS, MAX_TAGS } from "@/routes/contacts
 import { api, expectError } from "./helpers/http";
 import { createPathRecord, setupAgency } from "./helpers/factories";
 import { expectAuthRequired, expectRateLimit, expectScopeRequired } from "./helpers/route-checks";
+import { dbOf } from "./helpers/shards";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const RANDOM_UUID = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
@@ -492,7 +493,7 @@ describe("GET /contacts/sources", () => {
     await createContact(token, { email: "2@example.com", source: "Zillow" });
     // One contact each for more other sources than are listed, written straight to D1.
     const now = new Date().toISOString();
-    await env.DB.prepare(
+    await (await dbOf(agencyUuid)).prepare(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
        INSERT INTO contacts (id, agency_id, first_name, last_name, email, phone, tags, source, path_id, custom_fields, created_at, updated_at, deleted_at)
        SELECT lower(hex(randomblob(16))), ?, 'Filler', 'Contact', NULL, NULL, '[]', printf('source-%04d', i), NULL, '{}', ?, ?, NULL FROM n`,

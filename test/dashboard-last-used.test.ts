@@ -4,9 +4,10 @@ import { admin, api } from "./helpers/http";
 import { createAgency, createKey } from "./helpers/factories";
 import { restoreClock, setClock } from "./helpers/clock";
 import { browse, KEYS_PATH, signIn } from "./helpers/dashboard";
+import { dbOfRecord } from "./helpers/shards";
 
 const lastUsedOf = async (keyUuid: string) =>
-  (await env.DB.prepare("SELECT last_used_at FROM api_keys WHERE id = ?").bind(keyUuid).first<{ last_used_at: string | null }>())?.last_used_at;
+  (await (await dbOfRecord(keyUuid)).prepare("SELECT last_used_at FROM api_keys WHERE id = ?").bind(keyUuid).first<{ last_used_at: string | null }>())?.last_used_at;
 
 /** The write happens after the response (write-behind): give it time to land, or to show it never does. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));

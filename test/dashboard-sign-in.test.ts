@@ -1,3 +1,4 @@
+import { dbOf, dbOfRecord } from "./helpers/shards";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { dashboardRouter } from "@/dashboard/dashboard.index";
@@ -39,7 +40,7 @@ const messages = {
 };
 
 const sessionsOf = async (memberUuid: string) =>
-  (await env.DB.prepare("SELECT secret_hash, ended_at FROM dashboard_sessions WHERE member_id = ?").bind(memberUuid).all<{ secret_hash: string; ended_at: string | null }>())
+  (await (await dbOfRecord(memberUuid)).prepare("SELECT secret_hash, ended_at FROM dashboard_sessions WHERE member_id = ?").bind(memberUuid).all<{ secret_hash: string; ended_at: string | null }>())
     .results;
 
 afterEach(() => restoreClock());
@@ -52,7 +53,9 @@ describe("POST /admin/v1/members/{agent_uuid}/dashboard-links", () => {
       const member = await createMember(agencyUuid, { role });
       const res = await admin("POST", `/members/${member.toUpperCase()}/dashboard-links`);
       expect(res.status, JSON.stringify(res.body)).toBe(201);
-      expect(res.body).toEqual({ success: true, url: expect.stringMatching(/^https:\/\/partner\.test\/dashboard\/sign-in\/[A-Za-z0-9_-]{43}$/), expires_at: "2026-11-21T14:15:00.000Z" });
+      // The link's secret names its agency (32 hex), so opening it finds the agency's shard first.
+      const secret = `${agencyUuid.replaceAll("-", "")}[A-Za-z0-9_-]{43}`;
+      expect(res.body).toEqual({ success: true, url: expect.stringMatching(new RegExp(`^https://partner\\.test/dashboard/sign-in/${secret}$`)), expires_at: "2026-11-21T14:15:00.000Z" });
     }
   });
 
@@ -61,9 +64,10 @@ describe("POST /admin/v1/members/{agent_uuid}/dashboard-links", () => {
     const member = await createMember(agencyUuid, { role: "admin", name: "Ada Admin" });
     const { url } = await issueLink(member);
     const token = url.split("/").pop()!;
-    const stored = await env.DB.prepare("SELECT token_hash FROM dashboard_links WHERE member_id = ?").bind(member).all<{ token_hash: string }>();
+    const db = await dbOf(agencyUuid);
+    const stored = await db.prepare("SELECT token_hash FROM dashboard_links WHERE member_id = ?").bind(member).all<{ token_hash: string }>();
     expect(stored.results).toEqual([{ token_hash: await sha256Hex(token) }]);
-    expect(JSON.stringify(await env.DB.prepare("SELECT * FROM dashboard_links WHERE member_id = ?").bind(member).all())).not.toContain(token);
+    expect(JSON.stringify(await db.prepare("SELECT * FROM dashboard_links WHERE member_id = ?").bind(member).all())).not.toContain(token);
     expect((await auditEntries(agencyUuid))[0]).toMatchObject({
       actor_type: "operator",
       actor_id: null,
@@ -83,7 +87,7 @@ describe("POST /admin/v1/members/{agent_uuid}/dashboard-links", () => {
     expectError(await admin("POST", `/members/${removed}/dashboard-links`), 409, "This team member was removed from the agency and cannot sign in to the dashboard", "conflict");
     expectError(await admin("POST", `/members/${UNKNOWN_UUID}/dashboard-links`), 404, "Team member not found", "not_found");
     expectError(await admin("POST", "/members/not-a-uuid/dashboard-links"), 400, "agent_uuid must be a UUID", "validation_error");
-    const issued = await env.DB.prepare("SELECT count(*) AS n FROM dashboard_links WHERE agency_id = ?").bind(agencyUuid).first<{ n: number }>();
+    const issued = await (await dbOf(agencyUuid)).prepare("SELECT count(*) AS n FROM dashboard_links WHERE agency_id = ?").bind(agencyUuid).first<{ n: number }>();
     expect(issued?.n).toBe(0);
   });
 
@@ -97,7 +101,7 @@ describe("POST /admin/v1/members/{agent_uuid}/dashboard-links", () => {
     const locked = await call("POST", `/admin/v1/members/${owner}/dashboard-links`, { token: "test-admin-token", ip });
     expectError(locked, 429, undefined, "rate_limited");
     expect(locked.headers.get("Retry-After")).toMatch(/^\d+$/);
-    const links = await env.DB.prepare("SELECT count(*) AS n FROM dashboard_links WHERE member_id = ?").bind(owner).first<{ n: number }>();
+    const links = await (await dbOf(agencyUuid)).prepare("SELECT count(*) AS n FROM dashboard_links WHERE member_id = ?").bind(owner).first<{ n: number }>();
     expect(links?.n).toBe(0);
   });
 });
@@ -112,7 +116,7 @@ describe("GET /dashboard/sign-in/{token}", () => {
     expect(first.location).toBe(KEYS_PATH);
     const setCookie = first.headers.get("Set-Cookie")!;
     const attributes = setCookie.split(";").map((part) => part.trim());
-    expect(attributes[0]).toMatch(new RegExp(`^${SESSION_COOKIE}=[A-Za-z0-9_-]{43}$`));
+    expect(attributes[0]).toMatch(new RegExp(`^${SESSION_COOKIE}=${agencyUuid.replaceAll("-", "")}[A-Za-z0-9_-]{43}$`));
     expect(attributes.slice(1).sort()).toEqual(["HttpOnly", "Max-Age=43200", "Path=/", "SameSite=Strict", "Secure"]);
     expect(first.headers.get("Referrer-Policy")).toBe("no-referrer");
 

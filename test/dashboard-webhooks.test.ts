@@ -5,6 +5,7 @@ import { api } from "./helpers/http";
 import { setupAgency } from "./helpers/factories";
 import { createEndpoint, stubReceiver, uniqueReceiver } from "./helpers/webhooks";
 import { auditEntries, browse, inputValue, signIn, submit, WEBHOOKS_PATH, type SignedIn } from "./helpers/dashboard";
+import { dbWith } from "./helpers/shards";
 
 const NOT_FOUND = "There is nothing here. It may belong to another agency, or it was removed.";
 const endpointPath = (id: string) => `${WEBHOOKS_PATH}/${id}`;
@@ -89,7 +90,7 @@ describe("Integrations > Webhooks", () => {
     const newSecret = inputValue(rotated.html, "webhook-secret");
     expect(newSecret).toMatch(/^whsec_/);
     expect(newSecret).not.toBe(secret);
-    const stored = await env.DB.prepare("SELECT secret, previous_secret FROM webhook_endpoints WHERE id = ?").bind(id).first();
+    const stored = await (await dbWith("webhook_endpoints", id)).prepare("SELECT secret, previous_secret FROM webhook_endpoints WHERE id = ?").bind(id).first();
     expect(stored).toEqual({ secret: newSecret, previous_secret: secret });
 
     const receiver = stubReceiver(url);
@@ -111,9 +112,10 @@ describe("Integrations > Webhooks", () => {
     const malformed = await submit(session, `${endpointPath("not-a-uuid")}/disable`);
     expect(malformed.status).toBe(404);
     expect(malformed.html).toContain(NOT_FOUND);
-    const after = await env.DB.prepare("SELECT status, previous_secret FROM webhook_endpoints WHERE id = ?").bind(id).first();
+    const db = await dbWith("webhook_endpoints", id);
+    const after = await db.prepare("SELECT status, previous_secret FROM webhook_endpoints WHERE id = ?").bind(id).first();
     expect(after).toEqual({ status: "enabled", previous_secret: null });
-    const deliveries = await env.DB.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ?").bind(id).first<{ n: number }>();
+    const deliveries = await db.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ?").bind(id).first<{ n: number }>();
     expect(deliveries?.n).toBe(0);
   });
 

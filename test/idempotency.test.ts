@@ -2,11 +2,12 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { api, expectError } from "./helpers/http";
 import { setupAgency } from "./helpers/factories";
+import { dbOf } from "./helpers/shards";
 
 const fieldBody = (key = `f_${crypto.randomUUID().slice(0, 8)}`) => ({ key, label: "Budget", type: "number" });
 
 const countFields = async (agencyUuid: string) =>
-  (await env.DB.prepare("SELECT count(*) AS n FROM fields WHERE agency_id = ?").bind(agencyUuid).first<{ n: number }>())?.n;
+  (await (await dbOf(agencyUuid)).prepare("SELECT count(*) AS n FROM fields WHERE agency_id = ?").bind(agencyUuid).first<{ n: number }>())?.n;
 
 describe("Idempotency-Key", () => {
   it("replays the first response for a retry with the same key and body", async () => {
@@ -78,7 +79,7 @@ describe("Idempotency-Key", () => {
     const { agencyUuid, token } = await setupAgency();
     const headers = { "Idempotency-Key": "old-key" };
     expect((await api("POST", "/fields", { token, body: fieldBody(), headers })).status).toBe(201);
-    await env.DB.prepare("UPDATE idempotency_keys SET expires_at = ? WHERE agency_id = ?")
+    await (await dbOf(agencyUuid)).prepare("UPDATE idempotency_keys SET expires_at = ? WHERE agency_id = ?")
       .bind(new Date(Date.now() - 1000).toISOString(), agencyUuid)
       .run();
     const res = await api("POST", "/fields", { token, body: fieldBody(), headers });

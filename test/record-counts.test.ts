@@ -3,17 +3,18 @@ import { describe, expect, it } from "vitest";
 import { api } from "./helpers/http";
 import { setupAgency } from "./helpers/factories";
 import { createCall, setupVoiceAgency } from "./helpers/voice-factories";
+import { dbOf } from "./helpers/shards";
 
 const stored = async (agencyUuid: string) =>
   Object.fromEntries(
     (
-      await env.DB.prepare("SELECT kind, count FROM record_counts WHERE agency_id = ?").bind(agencyUuid).all<{ kind: string; count: number }>()
+      await (await dbOf(agencyUuid)).prepare("SELECT kind, count FROM record_counts WHERE agency_id = ?").bind(agencyUuid).all<{ kind: string; count: number }>()
     ).results.map((r) => [r.kind, r.count]),
   );
 
 const actual = async (agencyUuid: string, deleted: boolean) =>
   (
-    await env.DB.prepare(`SELECT count(*) AS n FROM contacts WHERE agency_id = ? AND deleted_at IS ${deleted ? "NOT " : ""}NULL`)
+    await (await dbOf(agencyUuid)).prepare(`SELECT count(*) AS n FROM contacts WHERE agency_id = ? AND deleted_at IS ${deleted ? "NOT " : ""}NULL`)
       .bind(agencyUuid)
       .first<{ n: number }>()
   )?.n;
@@ -52,7 +53,7 @@ describe("maintained list totals", () => {
     for (let i = 0; i < 3; i++) {
       expect((await createCall(agency.token, { delay_seconds: 3600 })).status).toBe("queued");
     }
-    const stored = await env.DB.prepare("SELECT count FROM record_counts WHERE agency_id = ? AND kind = 'voice_calls'")
+    const stored = await (await dbOf(agency.agencyUuid)).prepare("SELECT count FROM record_counts WHERE agency_id = ? AND kind = 'voice_calls'")
       .bind(agency.agencyUuid)
       .first<{ count: number }>();
     expect(stored?.count).toBe(3);

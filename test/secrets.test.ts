@@ -4,6 +4,7 @@ import { admin, api, expectError, type ApiResponse } from "./helpers/http";
 import { setupAgency } from "./helpers/factories";
 import { exampleBody, isPublic, operationsOf, type Json } from "./helpers/openapi-doc";
 import { populate } from "./helpers/populate";
+import { dbOf } from "./helpers/shards";
 
 /** Reads before writes, deletes last, so the records the walk needs are still there. */
 const METHOD_ORDER = ["GET", "PUT", "PATCH", "POST", "DELETE"];
@@ -19,7 +20,7 @@ async function storeSecrets(agencyUuid: string) {
   };
   const now = new Date().toISOString();
   for (const [name, value] of Object.entries(values)) {
-    await env.DB.prepare("INSERT INTO agency_secrets (agency_id, name, value, updated_at) VALUES (?, ?, ?, ?)")
+    await (await dbOf(agencyUuid)).prepare("INSERT INTO agency_secrets (agency_id, name, value, updated_at) VALUES (?, ?, ?, ?)")
       .bind(agencyUuid, name, value, now)
       .run();
   }
@@ -37,7 +38,7 @@ describe("agency secrets never appear in any response", () => {
     const { owner, idFor } = await populate();
     const { agencyUuid, token } = owner;
     const secrets = await storeSecrets(agencyUuid);
-    const stored = await env.DB.prepare("SELECT value FROM agency_secrets WHERE agency_id = ?").bind(agencyUuid).all<{ value: string }>();
+    const stored = await (await dbOf(agencyUuid)).prepare("SELECT value FROM agency_secrets WHERE agency_id = ?").bind(agencyUuid).all<{ value: string }>();
     expect(stored.results.map((r) => r.value).sort()).toEqual([...secrets].sort());
 
     const doc = (await api("GET", "/openapi.json")).body as Json;
@@ -95,7 +96,7 @@ describe("POST /admin/v1/agencies/{agency_uuid}/secrets (operator)", () => {
     expect(replaced.status).toBe(200);
     expectNoSecret(replaced, [value, replacement], "replacing a secret");
 
-    const rows = await env.DB.prepare("SELECT name, value FROM agency_secrets WHERE agency_id = ?").bind(agencyUuid).all();
+    const rows = await (await dbOf(agencyUuid)).prepare("SELECT name, value FROM agency_secrets WHERE agency_id = ?").bind(agencyUuid).all();
     expect(rows.results).toEqual([{ name: "google_calendar.refresh_token", value: replacement }]);
 
     for (const path of ["/settings", "/users", "/lead-orders"]) expectNoSecret(await api("GET", path, { token }), [value, replacement], path);

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { admin, api, expectError } from "./helpers/http";
 import { setupAgency } from "./helpers/factories";
 import { expectAuthRequired, expectRateLimit, expectScopeRequired } from "./helpers/route-checks";
+import { dbOf } from "./helpers/shards";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const RANDOM_UUID = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
@@ -36,7 +37,7 @@ async function readSettings(token: string) {
 async function insertVoiceAgent(agencyUuid: string, name = "Ava", status = "active") {
   const id = crypto.randomUUID();
   const now = new Date().toISOString();
-  await env.DB.prepare("INSERT INTO voice_agents (id, agency_id, name, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)")
+  await (await dbOf(agencyUuid)).prepare("INSERT INTO voice_agents (id, agency_id, name, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)")
     .bind(id, agencyUuid, name, status, now, now)
     .run();
   return id;

@@ -6,6 +6,7 @@ import { resolveTeamMember } from "@/lib/team-member";
 import { api, expectError } from "./helpers/http";
 import { createMember, setupAgency } from "./helpers/factories";
 import { expectAuthRequired, expectRateLimit, expectScopeRequired } from "./helpers/route-checks";
+import { dbOf, dbWith } from "./helpers/shards";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -19,7 +20,7 @@ const NOT_FOUND_MESSAGE = "Team member not found";
 const OWNER_ROLE_MESSAGE = "The owner's role cannot be changed; ownership transfer is not available through the API";
 const OWNER_REMOVE_MESSAGE = "The owner cannot be removed from the agency";
 
-const db = createDb(env.DB);
+const dbFor = async (agencyUuid: string) => createDb(await dbOf(agencyUuid));
 const uniqueEmail = (label = "person") => `${label}-${crypto.randomUUID()}@example.com`;
 
 const listMembers = (token: string, query = "") => api("GET", `/users${query}`, { token });
@@ -40,14 +41,14 @@ async function listedMember(token: string, uuid: string) {
 /** A pending invite row written straight to D1, e.g. one that expired long ago. */
 async function insertInvite(agencyUuid: string, email: string, expiresAt: string, createdAt = new Date(Date.parse(expiresAt) - SEVEN_DAYS_MS).toISOString()) {
   const id = crypto.randomUUID();
-  await env.DB.prepare("INSERT INTO invites (id, agency_id, email, role, status, expires_at, created_at) VALUES (?, ?, ?, 'agent', 'pending', ?, ?)")
+  await (await dbOf(agencyUuid)).prepare("INSERT INTO invites (id, agency_id, email, role, status, expires_at, created_at) VALUES (?, ?, ?, 'agent', 'pending', ?, ?)")
     .bind(id, agencyUuid, email, expiresAt, createdAt)
     .run();
   return id;
 }
 
 const inviteStatus = async (id: string) =>
-  (await env.DB.prepare("SELECT status FROM invites WHERE id = ?").bind(id).first<{ status: string }>())?.status;
+  (await (await dbWith("invites", id)).prepare("SELECT status FROM invites WHERE id = ?").bind(id).first<{ status: string }>())?.status;
 
 describe("GET /users", () => {
   it("lists live members newest first with exact fields and pagination totals", async () => {
@@ -384,7 +385,7 @@ describe("DELETE /users/{agent_uuid}", () => {
     expectError(await removeMember(token, member), 404, NOT_FOUND_MESSAGE, "not_found");
 
     // Availability and bookings resolve team members through resolveTeamMember: a removed one is unknown.
-    const lookup = await resolveTeamMember(db, agencyUuid, { agent_uuid: member }).then(
+    const lookup = await resolveTeamMember(await dbFor(agencyUuid), agencyUuid, { agent_uuid: member }).then(
       () => null,
       (e: unknown) => e,
     );
@@ -399,7 +400,7 @@ describe("DELETE /users/{agent_uuid}", () => {
     const before = await listedMember(token, owner);
     expectError(await removeMember(token, owner), 409, OWNER_REMOVE_MESSAGE, "conflict");
     expect(await listedMember(token, owner)).toEqual(before);
-    expect(await resolveTeamMember(db, agencyUuid, { agent_uuid: owner })).toEqual({ id: owner, name: before!.name });
+    expect(await resolveTeamMember(await dbFor(agencyUuid), agencyUuid, { agent_uuid: owner })).toEqual({ id: owner, name: before!.name });
   });
 
   it("answers 404 for a random uuid and another agency's member, which stays listed", async () => {

@@ -1,3 +1,4 @@
+import { dbOf } from "./helpers/shards";
 import { env } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -134,11 +135,12 @@ let fillerRound = 0;
 async function addUnrelatedRows(agencyUuid: string, count = 300) {
   const round = fillerRound++;
   const now = Date.now();
-  const contact = env.DB.prepare(
+  const db = await dbOf(agencyUuid);
+  const contact = db.prepare(
     `INSERT INTO contacts (id, agency_id, first_name, last_name, email, phone, tags, source, path_id, custom_fields, created_at, updated_at, deleted_at)
      VALUES (?, ?, 'Filler', 'Contact', ?, ?, '[]', NULL, NULL, '{}', ?, ?, NULL)`,
   );
-  const call = env.DB.prepare(
+  const call = db.prepare(
     `INSERT INTO voice_calls (id, agency_id, contact_id, contact_name, phone, direction, status, ended_reason, duration_seconds,
        agent_id, phone_number_id, scheduled_at, due_at, attempts, started_at, ended_at, summary, cost_cents, created_at, updated_at)
      VALUES (?, ?, ?, 'Filler Contact', ?, 'outbound', 'completed', 'customer-ended-call', 60, NULL, NULL, NULL, ?, 1, ?, ?, NULL, 12, ?, ?)`,
@@ -151,7 +153,7 @@ async function addUnrelatedRows(agencyUuid: string, count = 300) {
     statements.push(contact.bind(id, agencyUuid, `filler-${round}-${i}@example.com`, phone, at, at));
     statements.push(call.bind(crypto.randomUUID(), agencyUuid, id, phone, at, at, at, at, at));
   }
-  await env.DB.batch(statements);
+  await db.batch(statements);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -356,7 +358,7 @@ describe("POST /voice-ai/calls", () => {
   });
 
   it("takes every boundary of delay_seconds: 0 and 86400 are sent with that delay, the rest are 400", async () => {
-    const { token } = await setupVoiceAgency();
+    const { agencyUuid, token } = await setupVoiceAgency();
     const { queue, sent } = recordingQueue();
     const customEnv = envWith({ CALL_QUEUE: queue });
 
@@ -373,8 +375,8 @@ describe("POST /voice-ai/calls", () => {
     expect(due).toBeLessThanOrEqual(Date.now() + 86_400_000);
 
     expect(sent).toEqual([
-      { body: { type: "dial", call_id: now.body.call.call_uuid }, delaySeconds: 0 },
-      { body: { type: "dial", call_id: day.body.call.call_uuid }, delaySeconds: 86_400 },
+      { body: { type: "dial", call_id: now.body.call.call_uuid, agency_id: agencyUuid }, delaySeconds: 0 },
+      { body: { type: "dial", call_id: day.body.call.call_uuid, agency_id: agencyUuid }, delaySeconds: 86_400 },
     ]);
 
     for (const delay of [-1, 86_401, 1.5, "10", "0", true, 1e20]) {

@@ -23,6 +23,7 @@ import {
 } from "./helpers/voice-factories";
 import { restoreClock, setClock } from "./helpers/clock";
 import { deliver, dial, poll, runCron } from "./helpers/voice-queue";
+import { dbOf, dbWith } from "./helpers/shards";
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -36,7 +37,7 @@ afterEach(() => {
 
 /** Dispatch bookkeeping partners do not see. */
 async function row(callUuid: string) {
-  return (await env.DB.prepare("SELECT status, attempts, due_at, enqueued_at, provider_call_id, updated_at FROM voice_calls WHERE id = ?")
+  return (await (await dbWith("voice_calls", callUuid)).prepare("SELECT status, attempts, due_at, enqueued_at, provider_call_id, updated_at FROM voice_calls WHERE id = ?")
     .bind(callUuid)
     .first()) as { status: string; attempts: number; due_at: string; enqueued_at: string | null; provider_call_id: string | null; updated_at: string };
 }
@@ -250,13 +251,14 @@ describe("queue consumer", () => {
     const charged = (await getWallet(token)).balance_cents;
     expect(charged).toBeLessThan(5000);
 
-    const db = createDb(env.DB);
+    const d1 = await dbOf(agencyUuid);
+    const db = createDb(d1);
     await db.batch(callDebitStatements(db, agencyUuid, call.call_uuid, new Date().toISOString()));
     expect((await getWallet(token)).balance_cents).toBe(charged);
     expect(await ledgerOf(call.call_uuid)).toHaveLength(1);
     // The partial unique index itself refuses a second debit row for the call.
     await expect(
-      env.DB.prepare("INSERT INTO wallet_ledger (id, agency_id, type, amount_cents, call_id, created_at) VALUES (?, ?, 'call_debit', -1, ?, ?)")
+      d1.prepare("INSERT INTO wallet_ledger (id, agency_id, type, amount_cents, call_id, created_at) VALUES (?, ?, 'call_debit', -1, ?, ?)")
         .bind(crypto.randomUUID(), agencyUuid, call.call_uuid, new Date().toISOString())
         .run(),
     ).rejects.toThrow(/UNIQUE constraint failed/);
@@ -348,7 +350,7 @@ describe("enqueueing", () => {
 
 describe("cron sweep", () => {
   it("enqueues a call scheduled beyond the queue's delay only when it falls due", async () => {
-    const { token } = await setupVoiceAgency();
+    const { agencyUuid, token } = await setupVoiceAgency();
     const call = await createCall(token, { scheduled_at: new Date(Date.now() + 3 * DAY).toISOString().slice(0, 16) + "Z" });
     expect(call.status).toBe("scheduled");
     const due = Date.parse(call.scheduled_at);
@@ -363,7 +365,7 @@ describe("cron sweep", () => {
 
     // The run before it is due sends it with the remaining delay, so it is dialed on time.
     await runCron(due - 30_000, cronEnv);
-    expect(sent.filter((m) => m.body.call_id === call.call_uuid)).toEqual([{ body: dial(call.call_uuid), delaySeconds: 30 }]);
+    expect(sent.filter((m) => m.body.call_id === call.call_uuid)).toEqual([{ body: dial(call.call_uuid, agencyUuid), delaySeconds: 30 }]);
     expect((await getCall(token, call.call_uuid)).status).toBe("queued");
     await runCron(due, cronEnv);
     expect(sent.filter((m) => m.body.call_id === call.call_uuid)).toHaveLength(1);
@@ -375,7 +377,7 @@ describe("cron sweep", () => {
   });
 
   it("sends a due call whose enqueue failed at creation", async () => {
-    const { token } = await setupVoiceAgency();
+    const { agencyUuid, token } = await setupVoiceAgency();
     const failing = recordingQueue({ failing: true });
     const res = await apiWithEnv(envWith({ CALL_QUEUE: failing.queue }), "POST", "/voice-ai/calls", token, { phone: "+14155550123" });
     expect(res.status).toBe(201);
@@ -384,18 +386,18 @@ describe("cron sweep", () => {
 
     const { queue, sent } = recordingQueue();
     await runCron(Date.now(), envWith({ CALL_QUEUE: queue }));
-    expect(sent.filter((m) => m.body.call_id === res.body.call.call_uuid)).toEqual([{ body: dial(res.body.call.call_uuid), delaySeconds: 0 }]);
+    expect(sent.filter((m) => m.body.call_id === res.body.call.call_uuid)).toEqual([{ body: dial(res.body.call.call_uuid, agencyUuid), delaySeconds: 0 }]);
     expect((await row(res.body.call.call_uuid)).enqueued_at).toMatch(ISO);
     await runCron(Date.now(), envWith({ CALL_QUEUE: queue }));
     expect(sent.filter((m) => m.body.call_id === res.body.call.call_uuid)).toHaveLength(1);
   });
 
   it("re-enqueues a due queued call whose message was lost, at most every five minutes", async () => {
-    const { token } = await setupVoiceAgency();
+    const { agencyUuid, token } = await setupVoiceAgency();
     const created = recordingQueue();
     const res = await apiWithEnv(envWith({ CALL_QUEUE: created.queue }), "POST", "/voice-ai/calls", token, { phone: "+14155550123" });
     const id = res.body.call.call_uuid as string;
-    expect(created.sent).toEqual([{ body: dial(id), delaySeconds: 0 }]);
+    expect(created.sent).toEqual([{ body: dial(id, agencyUuid), delaySeconds: 0 }]);
     // The message never arrives.
     const start = Date.now();
     const { queue, sent } = recordingQueue();
@@ -405,7 +407,7 @@ describe("cron sweep", () => {
     await runCron(start + 2 * MINUTE, cronEnv);
     expect(mine()).toEqual([]);
     await runCron(start + 6 * MINUTE, cronEnv);
-    expect(mine()).toEqual([{ body: dial(id), delaySeconds: 0 }]);
+    expect(mine()).toEqual([{ body: dial(id, agencyUuid), delaySeconds: 0 }]);
     await runCron(start + 7 * MINUTE, cronEnv);
     expect(mine()).toHaveLength(1);
     await runCron(start + 12 * MINUTE, cronEnv);
@@ -418,7 +420,7 @@ describe("cron sweep", () => {
   });
 
   it("re-polls quiet in-progress calls and closes each past its own voice.max_call_minutes plus grace, uncharged", async () => {
-    const { token } = await setupVoiceAgency();
+    const { agencyUuid, token } = await setupVoiceAgency();
     const recorder = recordingQueue();
     const createEnv = envWith({ CALL_QUEUE: recorder.queue });
     const create = async (phone: string) => (await apiWithEnv(createEnv, "POST", "/voice-ai/calls", token, { phone })).body.call;
@@ -432,16 +434,16 @@ describe("cron sweep", () => {
     await patchSettings(token, { voice: { max_call_minutes: 30 } });
     await deliver([{ body: dial(long.call_uuid) }], { env: createEnv });
     expect(await getCall(token, short.call_uuid)).toMatchObject({ status: "in-progress", started_at: expect.stringMatching(ISO) });
-    expect(recorder.sent.at(-1)).toEqual({ body: poll(long.call_uuid), delaySeconds: 30 });
+    expect(recorder.sent.at(-1)).toEqual({ body: poll(long.call_uuid, agencyUuid), delaySeconds: 30 });
 
     const start = Date.now();
     const { queue, sent } = recordingQueue();
     const cronEnv = envWith({ CALL_QUEUE: queue });
     const statuses = async () => Promise.all([waiting, short, long].map(async (c) => (await getCall(token, c.call_uuid)).status));
     await runCron(start + 6 * MINUTE, cronEnv);
-    expect(sent).toContainEqual({ body: poll(short.call_uuid), delaySeconds: 0 });
-    expect(sent).toContainEqual({ body: poll(long.call_uuid), delaySeconds: 0 });
-    expect(sent).toContainEqual({ body: dial(waiting.call_uuid), delaySeconds: 0 });
+    expect(sent).toContainEqual({ body: poll(short.call_uuid, agencyUuid), delaySeconds: 0 });
+    expect(sent).toContainEqual({ body: poll(long.call_uuid, agencyUuid), delaySeconds: 0 });
+    expect(sent).toContainEqual({ body: dial(waiting.call_uuid, agencyUuid), delaySeconds: 0 });
     expect(await statuses()).toEqual(["queued", "in-progress", "in-progress"]);
 
     // 10 minutes of talk plus 10 of grace: `short` is closed, `long` (30 + 10) is not.
@@ -644,7 +646,7 @@ describe("Vapi adapter against a fake upstream", () => {
     expect(vapi.requests).toHaveLength(1);
     expect(vapi.requests[0]!.body).toMatchObject({ assistantId: "asst_live", phoneNumberId: "pn_live", customer: { number: "+14155550123" } });
     expect(await getCall(token, call.call_uuid)).toMatchObject({ status: "in-progress", ended_at: null });
-    expect(sent).toEqual([{ body: poll(call.call_uuid), delaySeconds: 30 }]);
+    expect(sent).toEqual([{ body: poll(call.call_uuid, agencyUuid), delaySeconds: 30 }]);
 
     // Still ringing: poll again later.
     await deliver([{ body: poll(call.call_uuid) }], { env: vapiEnv });

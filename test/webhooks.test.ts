@@ -9,6 +9,7 @@ import { restoreClock, setClock } from "./helpers/clock";
 import { expectAuthRequired, expectRateLimit, expectScopeRequired } from "./helpers/route-checks";
 import { deliver, runCron } from "./helpers/voice-queue";
 import { createEndpoint, deliverWebhooks, RECEIVER_URL, recordingWebhookQueue, stubReceiver, uniqueReceiver, webhookEnv } from "./helpers/webhooks";
+import { dbOf } from "./helpers/shards";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const RANDOM_UUID = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
@@ -196,13 +197,13 @@ describe("webhook endpoints", () => {
 
 describe("webhook delivery", () => {
   it("POSTs the event with the three Standard Webhooks headers; the signature verifies, a tampered body does not", async () => {
-    const { token } = await setupAgency();
+    const { agencyUuid, token } = await setupAgency();
     const { endpoint, secret } = await createEndpoint(token, { events: ["contact.created"] });
     const { env: customEnv, sent } = webhookEnv();
     const { contact, eventId } = await contactWithEvent(token, customEnv);
     const deliveryId = `${eventId}:${endpoint.webhook_endpoint_uuid}`;
     // Published after the response: one message for the one subscribed endpoint.
-    expect(sent).toEqual([{ body: { type: "deliver", delivery_id: deliveryId }, delaySeconds: 0 }]);
+    expect(sent).toEqual([{ body: { type: "deliver", delivery_id: deliveryId, agency_id: agencyUuid }, delaySeconds: 0 }]);
 
     const receiver = stubReceiver(endpoint.url);
     await deliverWebhooks([deliveryId]);
@@ -251,7 +252,7 @@ describe("webhook delivery", () => {
   it("retries a receiver answering 500 on the schedule (5 s, then 5 min), records every attempt, then delivers once", async () => {
     const start = Date.parse("2026-12-02T15:00:00.000Z");
     setClock(start);
-    const { token } = await setupAgency();
+    const { agencyUuid, token } = await setupAgency();
     const { endpoint } = await createEndpoint(token);
     const { env: customEnv } = webhookEnv();
     const { eventId } = await contactWithEvent(token, customEnv);
@@ -260,14 +261,14 @@ describe("webhook delivery", () => {
     const { env: retryEnv, sent: retried } = webhookEnv();
 
     await deliverWebhooks([deliveryId], { env: retryEnv });
-    expect(retried).toEqual([{ body: { type: "deliver", delivery_id: deliveryId }, delaySeconds: 5 }]);
+    expect(retried).toEqual([{ body: { type: "deliver", delivery_id: deliveryId, agency_id: agencyUuid }, delaySeconds: 5 }]);
     // A message arriving early (before the retry is due) does nothing.
     await deliverWebhooks([deliveryId], { env: retryEnv });
     expect(receiver.received).toHaveLength(1);
 
     setClock(start + 5_000);
     await deliverWebhooks([deliveryId], { env: retryEnv });
-    expect(retried.at(-1)).toEqual({ body: { type: "deliver", delivery_id: deliveryId }, delaySeconds: 300 });
+    expect(retried.at(-1)).toEqual({ body: { type: "deliver", delivery_id: deliveryId, agency_id: agencyUuid }, delaySeconds: 300 });
     setClock(start + 305_000);
     await deliverWebhooks([deliveryId], { env: retryEnv });
     expect(receiver.received).toHaveLength(3);
@@ -393,14 +394,14 @@ describe("webhook delivery", () => {
   });
 
   it("sends a ping to the tested endpoint only, at once, whatever it subscribes to", async () => {
-    const { token } = await setupAgency();
+    const { agencyUuid, token } = await setupAgency();
     const { endpoint, secret } = await createEndpoint(token, { events: ["call.completed"] });
     await createEndpoint(token);
     const { env: customEnv, sent } = webhookEnv();
     const res = await apiWithEnv(customEnv, "POST", `/webhook-endpoints/${endpoint.webhook_endpoint_uuid}/test`, token);
     expect(res.status).toBe(202);
     const eventId = res.body.event_uuid as string;
-    expect(sent).toEqual([{ body: { type: "deliver", delivery_id: `${eventId}:${endpoint.webhook_endpoint_uuid}` }, delaySeconds: 0 }]);
+    expect(sent).toEqual([{ body: { type: "deliver", delivery_id: `${eventId}:${endpoint.webhook_endpoint_uuid}`, agency_id: agencyUuid }, delaySeconds: 0 }]);
     const receiver = stubReceiver(endpoint.url);
     await deliverWebhooks([`${eventId}:${endpoint.webhook_endpoint_uuid}`]);
     const payload = new Webhook(secret).verify(receiver.received[0]!.body, receiver.received[0]!.headers);
@@ -456,16 +457,17 @@ describe("webhook delivery", () => {
   });
 
   it("leaves a dead-lettered delivery to the cron while attempts remain, and gives it up when none do", async () => {
-    const { token } = await setupAgency();
+    const { agencyUuid, token } = await setupAgency();
     const { endpoint } = await createEndpoint(token);
     const { env: customEnv } = webhookEnv();
     const first = await contactWithEvent(token, customEnv, "A");
     const second = await contactWithEvent(token, customEnv, "B");
     const a = `${first.eventId}:${endpoint.webhook_endpoint_uuid}`;
     const b = `${second.eventId}:${endpoint.webhook_endpoint_uuid}`;
-    await env.DB.prepare("UPDATE webhook_deliveries SET attempts = 8 WHERE id = ?").bind(b).run();
+    const db = await dbOf(agencyUuid);
+    await db.prepare("UPDATE webhook_deliveries SET attempts = 8 WHERE id = ?").bind(b).run();
     await deliver([a, b].map((id) => ({ body: { type: "deliver", delivery_id: id } })), { queue: "webhook-deliveries-dlq" });
-    const status = async (id: string) => ((await env.DB.prepare("SELECT status FROM webhook_deliveries WHERE id = ?").bind(id).first()) as { status: string }).status;
+    const status = async (id: string) => ((await db.prepare("SELECT status FROM webhook_deliveries WHERE id = ?").bind(id).first()) as { status: string }).status;
     expect([await status(a), await status(b)]).toEqual(["pending", "failed"]);
   });
 
@@ -489,7 +491,7 @@ describe("the webhook cron", () => {
   it("sends again deliveries whose message was lost, once, after two minutes", async () => {
     const start = Date.parse("2026-12-02T15:00:00.000Z");
     setClock(start);
-    const { token } = await setupAgency();
+    const { agencyUuid, token } = await setupAgency();
     const { endpoint } = await createEndpoint(token);
     // The publish after the response fails: the delivery is stored, its message never sent.
     const failing = { ...(env as unknown as Env), WEBHOOK_QUEUE: recordingWebhookQueue({ failing: true }).queue };
@@ -501,7 +503,7 @@ describe("the webhook cron", () => {
     await runCron(start + 60_000, cronEnv);
     expect(mine()).toEqual([]);
     await runCron(start + 121_000, cronEnv);
-    expect(mine()).toEqual([{ body: { type: "deliver", delivery_id: deliveryId }, delaySeconds: 0 }]);
+    expect(mine()).toEqual([{ body: { type: "deliver", delivery_id: deliveryId, agency_id: agencyUuid }, delaySeconds: 0 }]);
     await runCron(start + 181_000, cronEnv);
     expect(mine()).toHaveLength(1);
     const receiver = stubReceiver(endpoint.url);
@@ -530,7 +532,7 @@ describe("the webhook cron", () => {
     expect((await api("GET", "/events?type=contact.created", { token: reader })).body.events.map((e: any) => e.event_uuid)).toEqual([recent.eventId]);
     await runCron(start + 30 * 24 * HOUR + 60_000, webhookEnv().env);
     const count = async (table: string) =>
-      ((await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE agency_id = ?`).bind(agencyUuid).first()) as { n: number }).n;
+      ((await (await dbOf(agencyUuid)).prepare(`SELECT count(*) AS n FROM ${table} WHERE agency_id = ?`).bind(agencyUuid).first()) as { n: number }).n;
     expect(await count("events")).toBe(1);
     expect((await api("GET", `/events/${recent.eventId}`, { token: reader })).status).toBe(200);
     expect(await count("webhook_attempts")).toBe(0);

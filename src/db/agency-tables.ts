@@ -23,11 +23,13 @@ export interface AgencyTable {
   scope: string;
   /** Rows of the scope a move does not copy (deleted with the rest by the purge). */
   copyScope?: string;
+  /** Writes the fence's triggers watch (migration 0011): all three unless said otherwise. */
+  fenced: readonly ("insert" | "update" | "delete")[];
 }
 
 const AGENCY_ROWS = "agency_id = ?1";
 
-const tablesInCopyOrder: [SQLiteTable, Omit<AgencyTable, "name" | "columns">?][] = [
+const tablesInCopyOrder: [SQLiteTable, Partial<Omit<AgencyTable, "name" | "columns">>?][] = [
   [schema.agencies, { scope: "id = ?1" }],
   [schema.agencySettings],
   [schema.agencySecrets],
@@ -58,13 +60,23 @@ const tablesInCopyOrder: [SQLiteTable, Omit<AgencyTable, "name" | "columns">?][]
   [schema.idempotencyKeys, { scope: AGENCY_ROWS, copyScope: `${AGENCY_ROWS} AND state = 'done'` }],
   [schema.events],
   [schema.webhookEndpoints],
-  [schema.webhookDeliveries],
+  // Deliveries are inserted by the `events_fan_out` trigger of a (fenced) event insert, by a test
+  // send with its (fenced) ping event, and by a redelivery, which touches its (fenced) event in the
+  // same batch (webhook-endpoints.repository.ts). A trigger on their inserts would cost every event
+  // a row read, as SQLite then stages the fan-out's INSERT ... SELECT, even when it inserts nothing.
+  [schema.webhookDeliveries, { fenced: ["update", "delete"] }],
   [schema.webhookAttempts],
 ];
 
 export const agencyTables: readonly AgencyTable[] = tablesInCopyOrder.map(([table, options]) => {
   const config = getTableConfig(table);
-  return { name: config.name, columns: config.columns.map((c) => c.name), scope: options?.scope ?? AGENCY_ROWS, copyScope: options?.copyScope };
+  return {
+    name: config.name,
+    columns: config.columns.map((c) => c.name),
+    scope: options?.scope ?? AGENCY_ROWS,
+    copyScope: options?.copyScope,
+    fenced: options?.fenced ?? ["insert", "update", "delete"],
+  };
 });
 
 /** Tables with an `agency_id` that a move neither copies nor freezes: triggers derive them. */

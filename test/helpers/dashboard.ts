@@ -2,6 +2,7 @@ import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
 import { admin, BASE } from "./http";
 import { createMember, setupAgency, type TestAgency } from "./factories";
+import { dbOf } from "./shards";
 
 export const SESSION_COOKIE = "__Host-pa_session";
 export const KEYS_PATH = "/dashboard/integrations/api-keys";
@@ -112,7 +113,7 @@ export async function createKeyOnPage(session: SignedIn, name: string, scopes: s
 
 /** The agency's audit entries, newest first, straight from D1. */
 export async function auditEntries(agencyUuid: string) {
-  const rows = await env.DB.prepare("SELECT actor_type, actor_id, action, target_type, target_id, detail FROM audit_log WHERE agency_id = ? ORDER BY created_at DESC, rowid DESC")
+  const rows = await (await dbOf(agencyUuid)).prepare("SELECT actor_type, actor_id, action, target_type, target_id, detail FROM audit_log WHERE agency_id = ? ORDER BY created_at DESC, rowid DESC")
     .bind(agencyUuid)
     .all<{ actor_type: string; actor_id: string | null; action: string; target_type: string; target_id: string; detail: string | null }>();
   return rows.results.map((r) => ({ ...r, detail: r.detail === null ? null : JSON.parse(r.detail) }));

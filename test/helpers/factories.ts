@@ -9,8 +9,9 @@ export interface TestAgency {
   keyUuid: string;
 }
 
-export async function createAgency(name = "Test Agency", timezone = "America/New_York") {
-  const res = await admin("POST", "/agencies", { name, timezone });
+/** A new agency, on the shard the operator API chooses (the least full), or on `shard`. */
+export async function createAgency(name = "Test Agency", timezone = "America/New_York", shard?: string) {
+  const res = await admin("POST", "/agencies", { name, timezone, ...(shard ? { shard } : {}) });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.agency.agency_uuid as string;
 }
@@ -31,6 +32,13 @@ export async function createKey(
 /** A fresh agency with a `*` key: every test gets its own, so order never matters. */
 export async function setupAgency(name?: string): Promise<TestAgency> {
   const agencyUuid = await createAgency(name);
+  const key = await createKey(agencyUuid, { scopes: ["*"] });
+  return { agencyUuid, ...key };
+}
+
+/** Like setupAgency, on the shard named. */
+export async function setupAgencyOn(shard: string, name?: string): Promise<TestAgency> {
+  const agencyUuid = await createAgency(name, undefined, shard);
   const key = await createKey(agencyUuid, { scopes: ["*"] });
   return { agencyUuid, ...key };
 }

@@ -20,3 +20,27 @@ export async function shardNameOf(agencyUuid: string): Promise<string> {
 
 /** The D1 database holding the agency's records, for tests that look at rows directly. */
 export const dbOf = async (agencyUuid: string) => shardDb(await shardNameOf(agencyUuid));
+
+/** The D1 database of the agency of a key or team member (by its id in the directory). */
+export async function dbOfRecord(id: string): Promise<D1Database> {
+  const row = await env.DB.prepare("SELECT agency_id FROM directory_records WHERE id = ?").bind(id).first<{ agency_id: string }>();
+  if (!row) throw new Error(`${id} is not in the directory`);
+  return dbOf(row.agency_id);
+}
+
+/** The D1 database holding the row of `table` with that id (whichever shard it is on). */
+export async function dbWith(table: string, id: string): Promise<D1Database> {
+  for (const { name } of TEST_SHARDS) {
+    if (await shardDb(name).prepare(`SELECT 1 FROM "${table}" WHERE id = ?`).bind(id).first()) return shardDb(name);
+  }
+  throw new Error(`no ${table} row ${id} on any shard`);
+}
+
+/** The agency of the row of `table` with that id, on whichever shard it is; undefined when none has it. */
+export async function agencyOfRow(table: string, id: string): Promise<string | undefined> {
+  for (const { name } of TEST_SHARDS) {
+    const row = await shardDb(name).prepare(`SELECT agency_id FROM "${table}" WHERE id = ?`).bind(id).first<{ agency_id: string }>();
+    if (row) return row.agency_id;
+  }
+  return undefined;
+}

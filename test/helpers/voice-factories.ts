@@ -8,6 +8,7 @@ import { admin, api, BASE } from "./http";
 import { createAgency, createKey, patchSettings, type TestAgency } from "./factories";
 import { restoreClock, setClock } from "./clock";
 import { deliver, poll } from "./voice-queue";
+import { dbWith } from "./shards";
 
 export interface VoiceAgentRecord {
   agent_uuid: string;
@@ -184,6 +185,6 @@ export async function apiWithEnv(customEnv: Env, method: string, path: string, t
 
 /** Rows of the ledger for one call (read directly: partners see only the balance). */
 export async function ledgerOf(callUuid: string) {
-  const { results } = await env.DB.prepare("SELECT type, amount_cents, call_id FROM wallet_ledger WHERE call_id = ?").bind(callUuid).all();
+  const { results } = await (await dbWith("voice_calls", callUuid)).prepare("SELECT type, amount_cents, call_id FROM wallet_ledger WHERE call_id = ?").bind(callUuid).all();
   return results as { type: string; amount_cents: number; call_id: string }[];
 }

@@ -4,8 +4,8 @@ import { createDb } from "@/db/client";
 import { ApiError } from "@/lib/errors";
 import { resolveTeamMember, TEAM_MEMBER_ALIASES } from "@/lib/team-member";
 import { createAgency, createMember } from "../helpers/factories";
+import { dbOf } from "../helpers/shards";
 
-const db = createDb(env.DB);
 
 async function expectBadRequest(promise: Promise<unknown>, message?: RegExp) {
   const error = await promise.then(
@@ -20,12 +20,14 @@ async function expectBadRequest(promise: Promise<unknown>, message?: RegExp) {
 
 describe("resolveTeamMember", () => {
   let agencyId: string;
+  let db: ReturnType<typeof createDb>;
   let dana: string;
   let eli: string;
   let outsider: string;
 
   beforeAll(async () => {
     agencyId = await createAgency("Team member agency");
+    db = createDb(await dbOf(agencyId));
     dana = await createMember(agencyId, { name: "Dana Agent" });
     eli = await createMember(agencyId, { name: "Eli Agent" });
     const otherAgency = await createAgency("Another agency");
@@ -76,7 +78,7 @@ describe("resolveTeamMember", () => {
 
   it("does not resolve a removed member", async () => {
     const removed = await createMember(agencyId, { name: "Gone Agent" });
-    await env.DB.prepare("UPDATE members SET removed_at = ? WHERE id = ?").bind(new Date().toISOString(), removed).run();
+    await (await dbOf(agencyId)).prepare("UPDATE members SET removed_at = ? WHERE id = ?").bind(new Date().toISOString(), removed).run();
     await expectBadRequest(resolveTeamMember(db, agencyId, { agent_uuid: removed }), /not found in this agency/);
   });
 });

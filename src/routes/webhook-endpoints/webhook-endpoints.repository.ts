@@ -1,7 +1,7 @@
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "@/db/client";
-import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/db/schema";
+import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/db/schema";
 import { eventWithSnapshot, publishAfterWrite, subscribedEndpoint, type EventType } from "@/lib/events";
 import { newId } from "@/lib/ids";
 import { offsetOf, type Pagination } from "@/lib/pagination";
@@ -183,16 +183,22 @@ export async function sendTest(db: Db, endpoint: WebhookEndpointRow, alongside: 
 /**
  * New deliveries of an event to every enabled endpoint of the agency subscribed to its type
  * (as the `events_fan_out` trigger makes them for a new event). Returns the endpoints' ids.
+ * The event row is touched (changing nothing) in the same batch: deliveries have no fence of
+ * their own on insert (src/db/agency-tables.ts), the event's update fence stands for them while
+ * the agency moves.
  */
 export async function redeliver(db: Db, agencyId: string, eventId: string, eventType: string) {
   const now = nowIso();
-  const rows = await db
-    .insert(webhookDeliveries)
-    .select(
-      sql`SELECT lower(hex(randomblob(16))), e.agency_id, ${eventId}, e.id, 'pending', 0, ${now}, NULL, ${now}, ${now}
-          FROM ${webhookEndpoints} AS e WHERE ${subscribedEndpoint(agencyId, eventType)}`,
-    )
-    .returning({ endpointId: webhookDeliveries.endpointId });
+  const [, rows] = await db.batch([
+    db.update(events).set({ type: sql`${events.type}` }).where(and(eq(events.id, eventId), eq(events.agencyId, agencyId))),
+    db
+      .insert(webhookDeliveries)
+      .select(
+        sql`SELECT lower(hex(randomblob(16))), e.agency_id, ${eventId}, e.id, 'pending', 0, ${now}, NULL, ${now}, ${now}
+            FROM ${webhookEndpoints} AS e WHERE ${subscribedEndpoint(agencyId, eventType)}`,
+      )
+      .returning({ endpointId: webhookDeliveries.endpointId }),
+  ]);
   if (rows.length > 0) publishAfterWrite(db, eventId);
   return rows.map((r) => r.endpointId);
 }
