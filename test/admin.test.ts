@@ -20,10 +20,15 @@ const listFields = (token: string) => api("GET", "/fields", { token });
 const listContacts = (token: string) => api("GET", "/contacts", { token });
 
 /** Every operator route, with a body that would pass validation, so only auth decides. */
-function operatorRequests(agencyUuid: string, keyUuid: string, memberUuid = UNKNOWN_UUID): [string, string, unknown?][] {
+function operatorRequests(agencyUuid: string, keyUuid: string, memberUuid = UNKNOWN_UUID, shard = "DB_EU"): [string, string, unknown?][] {
   return [
     ["GET", "/agencies"],
     ["POST", "/agencies", { name: "Acme", timezone: "America/New_York" }],
+    ["GET", `/agencies/${agencyUuid}`],
+    ["POST", `/agencies/${agencyUuid}/move`, { shard }],
+    ["GET", "/shards"],
+    ["PUT", `/shards/${shard}`, { region: "eu", open: true }],
+    ["PATCH", `/shards/${shard}`, { open: true }],
     ["GET", `/agencies/${agencyUuid}/keys`],
     ["POST", `/agencies/${agencyUuid}/keys`, { name: "k", scopes: ["contacts"] }],
     ["PATCH", `/keys/${keyUuid}`, { name: "renamed" }],
@@ -51,7 +56,7 @@ describe("operator API authentication", () => {
     expect(doc.status).toBe(200);
     const documented = operationsOf(doc.body).map((o) => o.key);
     expect(documented.length).toBeGreaterThanOrEqual(18);
-    const checked = new Set(operatorRequests("{agency_uuid}", "{key_uuid}", "{agent_uuid}").map(([method, path]) => `${method} ${path}`));
+    const checked = new Set(operatorRequests("{agency_uuid}", "{key_uuid}", "{agent_uuid}", "{name}").map(([method, path]) => `${method} ${path}`));
     expect(documented.filter((key) => !checked.has(key)), "add these to operatorRequests()").toEqual([]);
   });
 
@@ -120,8 +125,18 @@ describe("agencies", () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       success: true,
-      agency: { agency_uuid: expect.stringMatching(UUID), name: "Acme Realty", timezone: "America/Chicago", created_at: expect.stringMatching(ISO_MS) },
+      agency: {
+        agency_uuid: expect.stringMatching(UUID),
+        name: "Acme Realty",
+        timezone: "America/Chicago",
+        shard: expect.stringMatching(/^DB(_EU)?$/),
+        region: expect.stringMatching(/^(wnam|eu)$/),
+        created_at: expect.stringMatching(ISO_MS),
+      },
     });
+    const { agency } = res.body;
+    expect(agency.region).toBe(agency.shard === "DB" ? "wnam" : "eu");
+    expect((await admin("GET", `/agencies/${agency.agency_uuid}`)).body).toEqual({ success: true, agency });
   });
 
   it.each([
