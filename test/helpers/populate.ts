@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { api } from "./http";
-import { createMember, createPathRecord, setupAgency, type TestAgency } from "./factories";
+import { createMember, createPathRecord, setupAgency, setupAgencyOn, type TestAgency } from "./factories";
 import { book, freeStarts, nextWeekday, openBusinessHours } from "./calendar-factories";
 import { createLeadOrder } from "./lead-order-factories";
 import { createCall, createVoiceAgent, creditWallet } from "./voice-factories";
@@ -15,9 +15,9 @@ export interface Populated {
   idFor: (path: string, name: string) => string | undefined;
 }
 
-/** One record of every kind that a path parameter can name, all in one (new) agency. */
-export async function populate(name = "Owner agency"): Promise<Populated> {
-  const owner = await setupAgency(name);
+/** One record of every kind that a path parameter can name, all in one (new) agency, on `shard` when given. */
+export async function populate(name = "Owner agency", shard?: string): Promise<Populated> {
+  const owner = shard ? await setupAgencyOn(shard, name) : await setupAgency(name);
   const { agencyUuid, token } = owner;
   const contact = await api("POST", "/contacts", { token, body: { first_name: "Ada", last_name: "Lovelace", email: "ada@example.com", phone: "+14155550199" } });
   expect(contact.status, JSON.stringify(contact.body)).toBe(201);
