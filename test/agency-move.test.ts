@@ -8,8 +8,7 @@ import { restoreClock, setClock } from "./helpers/clock";
 import { browse, KEYS_PATH, signIn } from "./helpers/dashboard";
 import { createKey, setupAgencyOn } from "./helpers/factories";
 import { admin, api, expectError } from "./helpers/http";
-import { operationsOf, type Json } from "./helpers/openapi-doc";
-import { populate } from "./helpers/populate";
+import { populate, readEverything } from "./helpers/populate";
 import { shardDb, shardNameOf } from "./helpers/shards";
 import { runCron } from "./helpers/voice-queue";
 
@@ -25,20 +24,6 @@ const newContact = (token: string, name = "Grace") => api("POST", "/contacts", {
 /** The agency's rows per table on a shard (every table a move copies). */
 const rowsOn = (shard: string, agencyUuid: string) => countAgencyRows(shardDb(shard), agencyUuid, "all");
 const nothing = Object.fromEntries(agencyTables.map((t) => [t.name, 0]));
-
-/** What the agency's key reads on every GET route of the document, with a real record for every path parameter. */
-async function everythingRead(token: string, idFor: (path: string, name: string) => string | undefined) {
-  const doc = (await api("GET", "/openapi.json")).body as Json;
-  const read: Record<string, unknown> = {};
-  for (const { path, op } of operationsOf(doc).filter((o) => o.method === "GET" && o.path !== "/openapi.json")) {
-    let url = path;
-    for (const p of (op.parameters ?? []).filter((p: Json) => p.in === "path")) url = url.replace(`{${p.name}}`, idFor(path, p.name)!);
-    const res = await api("GET", url, { token });
-    read[url] = { status: res.status, body: res.body };
-  }
-  read["/contacts?q=ada"] = (await api("GET", "/contacts?q=ada", { token })).body;
-  return read;
-}
 
 /** The state a move leaves when its Worker dies after copying `tablesCopied` tables: directory marked, old shard fenced, a partial copy. */
 async function killedMove(agencyUuid: string, from: string, to: string, tablesCopied: number, heartbeatAt: number) {
@@ -79,7 +64,7 @@ describe("POST /admin/v1/agencies/{agency_uuid}/move", () => {
     for (const table of ["contacts", "contact_tags", "api_keys", "events", "voice_calls", "appointments", "messages", "webhook_endpoints", "dashboard_sessions", "idempotency_keys", "wallet_ledger"]) {
       if (table !== "contact_tags") expect(before[table], `${table} has no rows to move`).toBeGreaterThan(0);
     }
-    const read = await everythingRead(token, idFor);
+    const read = await readEverything(token, idFor);
 
     const res = await move(agencyUuid, "DB_EU");
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -97,7 +82,7 @@ describe("POST /admin/v1/agencies/{agency_uuid}/move", () => {
     });
 
     // Both keys, the dashboard session and the operator API work as before, on the new shard.
-    expect(await everythingRead(token, idFor)).toEqual(read);
+    expect(await readEverything(token, idFor)).toEqual(read);
     expect((await api("GET", "/contacts", { token: reader.token })).status).toBe(200);
     expect((await browse("GET", KEYS_PATH, { cookie: session.cookie })).status).toBe(200);
     expect((await admin("GET", `/agencies/${agencyUuid}`)).body.agency).toMatchObject({ shard: "DB_EU", region: "eu" });
@@ -152,7 +137,7 @@ describe("POST /admin/v1/agencies/{agency_uuid}/move", () => {
     const { owner, idFor } = await populate("Interrupted agency", "DB");
     const { agencyUuid, token } = owner;
     const before = await rowsOn("DB", agencyUuid);
-    const read = await everythingRead(token, idFor);
+    const read = await readEverything(token, idFor);
     await killedMove(agencyUuid, "DB", "DB_EU", 12, start);
     expect((await rowsOn("DB_EU", agencyUuid)).contacts).toBeGreaterThan(0);
 
@@ -173,7 +158,7 @@ describe("POST /admin/v1/agencies/{agency_uuid}/move", () => {
     expect(await rowsOn("DB_EU", agencyUuid)).toEqual(nothing);
     expect(await rowsOn("DB", agencyUuid)).toEqual(before);
     expect(await shardDb("DB").prepare("SELECT count(*) AS n FROM agency_freezes WHERE agency_id = ?").bind(agencyUuid).first("n")).toBe(0);
-    expect(await everythingRead(token, idFor)).toEqual(read);
+    expect(await readEverything(token, idFor)).toEqual(read);
     expect((await newContact(token)).status).toBe(201);
   });
 
@@ -224,12 +209,12 @@ describe("POST /admin/v1/agencies/{agency_uuid}/move", () => {
   it("moves an agency away and back: whole and writable on its first shard again", async () => {
     const { owner, idFor } = await populate("Round trip agency", "DB");
     const before = await rowsOn("DB", owner.agencyUuid);
-    const read = await everythingRead(owner.token, idFor);
+    const read = await readEverything(owner.token, idFor);
     expect((await move(owner.agencyUuid, "DB_EU")).status).toBe(200);
     expect((await move(owner.agencyUuid, "DB")).status).toBe(200);
     expect(await rowsOn("DB", owner.agencyUuid)).toEqual(before);
     expect(await rowsOn("DB_EU", owner.agencyUuid)).toEqual(nothing);
-    expect(await everythingRead(owner.token, idFor)).toEqual(read);
+    expect(await readEverything(owner.token, idFor)).toEqual(read);
     expect((await newContact(owner.token)).status).toBe(201);
   });
 });

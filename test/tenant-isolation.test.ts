@@ -1,9 +1,10 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { api, expectError } from "./helpers/http";
-import { setupAgency } from "./helpers/factories";
+import { setupAgencyOn } from "./helpers/factories";
 import { exampleBody, operationsOf, type Json } from "./helpers/openapi-doc";
-import { populate } from "./helpers/populate";
+import { populate, readEverything } from "./helpers/populate";
+import { shardDb, TEST_SHARDS } from "./helpers/shards";
 
 /** Tables known to hold agency records; the schema-derived list below must contain at least these. */
 const KNOWN_AGENCY_TABLES = [
@@ -44,13 +45,23 @@ async function agencyTables(): Promise<string[]> {
   return rows.results.map((r) => r.name);
 }
 
+/** The agency's rows on every shard, by table (on the shards it does not live on: none). */
 async function snapshot(tables: string[], agencyUuid: string) {
   const rows: Record<string, unknown[]> = {};
-  for (const table of tables) {
-    rows[table] = (await env.DB.prepare(`SELECT * FROM "${table}" WHERE agency_id = ? ORDER BY rowid`).bind(agencyUuid).all()).results;
+  for (const { name } of TEST_SHARDS) {
+    for (const table of tables) {
+      rows[`${name}.${table}`] = (await shardDb(name).prepare(`SELECT * FROM "${table}" WHERE agency_id = ? ORDER BY rowid`).bind(agencyUuid).all()).results;
+    }
   }
   return rows;
 }
+
+/** The owner on one shard and the other agency on the same one, and on the other one either way. */
+const PLACEMENTS: [string, string][] = [
+  ["DB", "DB"],
+  ["DB", "DB_EU"],
+  ["DB_EU", "DB"],
+];
 
 describe("tenant isolation", () => {
   it("watches every table with an agency_id column", async () => {
@@ -58,11 +69,11 @@ describe("tenant isolation", () => {
     for (const table of KNOWN_AGENCY_TABLES) expect(tables, `${table} has no agency_id column any more`).toContain(table);
   });
 
-  it("answers 404 to another agency's * key on every route with an identifier, and changes none of the owner's rows", async () => {
+  it.each(PLACEMENTS)("answers 404 to another agency's * key on every route with an identifier, and changes none of the owner's rows (owner on %s, intruder on %s)", async (ownerShard, intruderShard) => {
     const tables = await agencyTables();
     expect(tables).toEqual(expect.arrayContaining(KNOWN_AGENCY_TABLES));
-    const { owner, idFor } = await populate();
-    const intruder = await setupAgency("Intruder agency");
+    const { owner, idFor } = await populate("Owner agency", ownerShard);
+    const intruder = await setupAgencyOn(intruderShard, "Intruder agency");
     const doc = (await api("GET", "/openapi.json")).body as Json;
     const operations = operationsOf(doc).filter((o) => o.path.includes("{"));
     expect(operations.length).toBeGreaterThanOrEqual(20);
@@ -70,7 +81,7 @@ describe("tenant isolation", () => {
     const before = await snapshot(tables, owner.agencyUuid);
     // The owner's records really are in the snapshot, so an unchanged snapshot means something.
     for (const table of ["contacts", "fields", "messages", "appointments", "paths", "lead_orders", "voice_agents", "voice_calls", "members", "api_keys"]) {
-      expect(before[table]!.length, `the owner has no ${table} rows`).toBeGreaterThan(0);
+      expect(before[`${ownerShard}.${table}`]!.length, `the owner has no ${table} rows`).toBeGreaterThan(0);
     }
     for (const { method, path, op } of operations) {
       let url = path;
@@ -91,4 +102,15 @@ describe("tenant isolation", () => {
       expect((await api("GET", url, { token: owner.token })).status, `GET ${url}`).toBe(200);
     }
   });
+
+  it.each(PLACEMENTS.filter(([a, b]) => a !== b))(
+    "shows an agency on %s the same on every GET route before and after another agency on %s fills up with records",
+    async (ownerShard, otherShard) => {
+      const { owner, idFor } = await populate("Steady agency", ownerShard);
+      const before = await readEverything(owner.token, idFor);
+      const other = await populate("Busy agency", otherShard);
+      expect(await readEverything(other.owner.token, other.idFor)).not.toEqual(before);
+      expect(await readEverything(owner.token, idFor)).toEqual(before);
+    },
+  );
 });

@@ -1,5 +1,6 @@
 import { expect } from "vitest";
 import { api } from "./http";
+import { operationsOf, type Json } from "./openapi-doc";
 import { createMember, createPathRecord, setupAgency, setupAgencyOn, type TestAgency } from "./factories";
 import { book, freeStarts, nextWeekday, openBusinessHours } from "./calendar-factories";
 import { createLeadOrder } from "./lead-order-factories";
@@ -56,4 +57,18 @@ export async function populate(name = "Owner agency", shard?: string): Promise<P
   // `agent_uuid` names a Voice AI agent under /voice-ai and a team member under /users.
   const idFor = (path: string, param: string) => (param === "agent_uuid" ? (path.startsWith("/voice-ai/") ? agent.agent_uuid : member) : ids[param]);
   return { owner, ids, voiceAgentUuid: agent.agent_uuid, memberUuid: member, idFor };
+}
+
+/** What the agency's key reads on every GET route of the document, with a real record for every path parameter. */
+export async function readEverything(token: string, idFor: (path: string, name: string) => string | undefined) {
+  const doc = (await api("GET", "/openapi.json")).body as Json;
+  const read: Record<string, unknown> = {};
+  for (const { path, op } of operationsOf(doc).filter((o) => o.method === "GET" && o.path !== "/openapi.json")) {
+    let url = path;
+    for (const p of (op.parameters ?? []).filter((p: Json) => p.in === "path")) url = url.replace(`{${p.name}}`, idFor(path, p.name)!);
+    const res = await api("GET", url, { token });
+    read[url] = { status: res.status, body: res.body };
+  }
+  read["/contacts?q=ada"] = (await api("GET", "/contacts?q=ada", { token })).body;
+  return read;
 }

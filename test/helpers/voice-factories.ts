@@ -65,9 +65,9 @@ export { patchSettings };
  * are always open unless `callingHours` says otherwise.
  */
 export async function setupVoiceAgency(
-  options: { balanceCents?: number; rate?: number; timezone?: string; callingHours?: CallingHours } = {},
+  options: { balanceCents?: number; rate?: number; timezone?: string; callingHours?: CallingHours; shard?: string } = {},
 ): Promise<VoiceAgency> {
-  const agencyUuid = await createAgency("Voice Agency", options.timezone ?? "America/New_York");
+  const agencyUuid = await createAgency("Voice Agency", options.timezone ?? "America/New_York", options.shard);
   const agency = { agencyUuid, ...(await createKey(agencyUuid, { scopes: ["*"] })) };
   await patchSettings(agency.token, { calling_hours: options.callingHours ?? ALWAYS_OPEN });
   const agent = await createVoiceAgent(agency.agencyUuid);
