@@ -12,6 +12,7 @@ import { constants } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./lib/dev-vars.mjs";
 import { spawnWrangler } from "./lib/wrangler.mjs";
+import { migrateAll } from "./lib/d1-shards.mjs";
 
 const { BROWSER_TEST_PORT: PORT, BROWSER_TEST_ADMIN_TOKEN: ADMIN_TOKEN } = process.env;
 if (!PORT || !ADMIN_TOKEN) {
@@ -39,7 +40,7 @@ const run = (args, options) =>
   });
 
 rmSync(STATE, { recursive: true, force: true });
-const migrated = await run(["d1", "migrations", "apply", "DB", "--local", "--persist-to", STATE], { env: { CI: "true" } });
+const migrated = await migrateAll((args) => run(args, { env: { CI: "true" } }), { extra: ["--persist-to", STATE] });
 if (migrated !== 0) {
   console.error(`[browser-server] wrangler d1 migrations apply failed (exit ${migrated})`);
   process.exit(migrated);

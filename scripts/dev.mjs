@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run dev`: one command from a fresh clone to a running, seeded local API.
 //   1. `.dev.vars` with a random ADMIN_TOKEN and fast simulated calls (values present are kept)
-//   2. D1 migrations applied to the local database
+//   2. D1 migrations applied to every local database (each shard of wrangler.toml)
 //   3. `wrangler dev` started, its output streamed, waited on until it answers
 //   4. a demo agency, team, custom fields, contacts and a `*` key seeded (idempotently)
 //   5. a banner with the URLs, the demo key's fresh secrets, a dashboard sign-in link for the
@@ -15,6 +15,7 @@ import { DEV_VARS_PATH, ensureDevVars } from "./lib/dev-vars.mjs";
 import { seed } from "./lib/seed.mjs";
 import { DEMO_OWNER_EMAIL } from "./lib/seed-dashboard.mjs";
 import { spawnWrangler } from "./lib/wrangler.mjs";
+import { migrateAll } from "./lib/d1-shards.mjs";
 
 const HOST = "127.0.0.1";
 const PORT = Number(process.env.PORT || 8787);
@@ -74,7 +75,7 @@ async function waitUntilReady(proc) {
   throw new Error(`wrangler dev did not answer on ${BASE_URL} within ${READY_TIMEOUT_MS / 1000}s`);
 }
 
-function banner({ agency, key, dashboard, notes }, adminTokenPath) {
+function banner({ agency, key, dashboard, notes, others }, adminTokenPath) {
   const line = "─".repeat(78);
   const b = (s) => `\x1b[1m${s}\x1b[0m`;
   const lines = [
@@ -87,12 +88,17 @@ function banner({ agency, key, dashboard, notes }, adminTokenPath) {
     `   OpenAPI         ${BASE_URL}/api/v2/openapi.json`,
     `   Operator API    ${BASE_URL}/admin/v1   (ADMIN_TOKEN is in ${adminTokenPath}; try \`npm run admin -- help\`)`,
     "",
-    b(` ${agency.name}`) + `   agency_uuid ${agency.agency_uuid}`,
+    b(` ${agency.name}`) + `   agency_uuid ${agency.agency_uuid}   shard ${agency.shard} (${agency.region})`,
     `   "${key.name}" (scopes: ${key.scopes.join(", ")}; expires ${key.expires_at ?? "never"}; key_uuid ${key.key_uuid})`,
     `   access token    ${key.accessToken}`,
     `   rotate key      ${key.rotateKey}`,
     "   (fresh secrets on every `npm run dev`: the previous ones no longer work)",
     "",
+    ...others.flatMap(({ agency: other, key: otherKey }) => [
+      b(` ${other.name}`) + `   agency_uuid ${other.agency_uuid}   shard ${other.shard} (${other.region})`,
+      `   "${otherKey.name}" access token   ${otherKey.accessToken}`,
+      "",
+    ]),
     ...(dashboard
       ? [
           b(" Agency dashboard") + "   (API keys, webhooks, audit log)",
@@ -123,11 +129,16 @@ async function main() {
     return 1;
   }
 
-  say("applying D1 migrations to the local database");
-  // Non-interactive, wrangler answers its "continue?" prompt itself (CI=true forces that even on a TTY).
-  child = spawnWrangler(["d1", "migrations", "apply", "DB", "--local"], { env: { CI: "true" } });
-  const migrated = await new Promise((resolve) => child.once("exit", (code, signal) => resolve(exitCodeOf(code, signal))));
-  child = null;
+  // Every shard of wrangler.toml. Non-interactive, wrangler answers its "continue?" prompt itself
+  // (CI=true forces that even on a TTY).
+  const migrated = await migrateAll(
+    (args) =>
+      new Promise((resolve) => {
+        child = spawnWrangler(args, { env: { CI: "true" } });
+        child.once("exit", (code, signal) => resolve(exitCodeOf(code, signal)));
+      }).finally(() => (child = null)),
+    { log: say },
+  );
   if (stopping) return migrated || 130;
   if (migrated !== 0) {
     warn(`wrangler d1 migrations apply failed (exit ${migrated})`);

@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { admin, api, expectError, uniqueIp } from "./helpers/http";
 import { createAgency, createKey, setupAgency } from "./helpers/factories";

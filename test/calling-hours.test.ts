@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { simulatedDuration, simulatedProvider, VOICEMAIL_MESSAGE_SECONDS } from "@/jobs/providers/simulated";
 import type { DialRequest } from "@/jobs/providers/types";

@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MAX_LISTED_SOURCES, MAX_LISTED_TAGS, MAX_TAGS } from "@/routes/contacts/contacts.schemas";
 import { api, expectError } from "./helpers/http";

@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { admin, api } from "./helpers/http";
 import { createAgency, createKey } from "./helpers/factories";

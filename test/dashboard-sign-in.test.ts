@@ -1,5 +1,4 @@
 import { dbOf, dbOfRecord } from "./helpers/shards";
-import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { dashboardRouter } from "@/dashboard/dashboard.index";
 import { sha256Hex } from "@/lib/crypto";

@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { api } from "./helpers/http";

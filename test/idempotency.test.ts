@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { api, expectError } from "./helpers/http";
 import { setupAgency } from "./helpers/factories";

@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createDb } from "@/db/client";
 import { ApiError } from "@/lib/errors";

@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createDb } from "@/db/client";
 import { MAX_CALL_SUMMARY_LENGTH, MAX_ENDED_REASON_LENGTH } from "@/jobs/call-message";

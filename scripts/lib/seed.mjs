@@ -9,8 +9,19 @@ import { seedPathsAndMessages } from "./seed-paths-messages.mjs";
 import { seedOrdersAndUsers } from "./seed-orders-users.mjs";
 import { seedVoice } from "./seed-voice.mjs";
 
-export const DEMO_AGENCY = { name: "Demo Agency", timezone: "America/New_York" };
+export const DEMO_AGENCY = { name: "Demo Agency", timezone: "America/New_York", shard: "DB" };
+/** A second, smaller agency on the other local shard (fields, contacts and a key), so the demo spans two. */
+export const DEMO_EU_AGENCY = { name: "Demo Agency EU", timezone: "Europe/Berlin", shard: "DB_EU" };
 export const DEMO_KEY_NAME = "Demo key";
+
+/**
+ * The local shards (wrangler.toml's D1 bindings) and the regions the demo registers them with;
+ * in production each is registered with the location it was created in (README, Scaling).
+ */
+export const LOCAL_SHARDS = [
+  { name: "DB", region: "wnam" },
+  { name: "DB_EU", region: "eu" },
+];
 
 const MEMBERS = [
   { name: "Olivia Owner", email: DEMO_OWNER_EMAIL, role: "owner" },
@@ -109,18 +120,14 @@ export async function seed({ baseUrl, adminToken, log = () => {} }) {
   const adminCall = (method, path, body) => requestJson(baseUrl, method, `/admin/v1${path}`, { token: adminToken, body });
   const notes = [];
 
-  // Agency
-  const listed = await adminCall("GET", "/agencies");
-  if (!listed.ok) throw fail("Listing agencies", listed);
-  let agency = listed.body.agencies.find((a) => a.name === DEMO_AGENCY.name);
-  if (agency) {
-    log(`agency "${agency.name}" exists (${agency.agency_uuid})`);
-  } else {
-    const created = await adminCall("POST", "/agencies", DEMO_AGENCY);
-    if (!created.ok) throw fail("Creating the demo agency", created);
-    agency = created.body.agency;
-    log(`created agency "${agency.name}" (${agency.agency_uuid})`);
+  // Shards: registered (again) with their regions, open for new agencies.
+  for (const shard of LOCAL_SHARDS) {
+    const res = await adminCall("PUT", `/shards/${shard.name}`, { region: shard.region, open: true });
+    if (!res.ok) throw fail(`Registering shard ${shard.name}`, res);
   }
+  log(`shards ${LOCAL_SHARDS.map((s) => `${s.name} (${s.region})`).join(", ")} registered`);
+
+  const agency = await findOrCreateAgency(adminCall, DEMO_AGENCY, log);
   const agencyPath = `/agencies/${agency.agency_uuid}`;
 
   // Team members: no operator list endpoint, so the email's 409 is the existence check.
@@ -130,22 +137,7 @@ export async function seed({ baseUrl, adminToken, log = () => {} }) {
     else if (res.status !== 409) throw fail(`Creating member ${member.email}`, res);
   }
 
-  // The demo `*` key: reuse it and rotate its secrets, so a fresh token can be printed.
-  const keys = await adminCall("GET", `${agencyPath}/keys`);
-  if (!keys.ok) throw fail("Listing keys", keys);
-  const existingKey = keys.body.keys.find((k) => k.name === DEMO_KEY_NAME && k.kind === "standard" && !k.revoked_at);
-  let key;
-  if (existingKey) {
-    const rotated = await adminCall("POST", `/keys/${existingKey.key_uuid}/rotate-secrets`);
-    if (!rotated.ok) throw fail("Rotating the demo key's secrets", rotated);
-    key = { ...existingKey, expires_at: rotated.body.expires_at, accessToken: rotated.body.access_token, rotateKey: rotated.body.rotate_key };
-    log(`rotated the secrets of "${DEMO_KEY_NAME}" (${key.key_uuid})`);
-  } else {
-    const created = await adminCall("POST", `${agencyPath}/keys`, { name: DEMO_KEY_NAME, scopes: ["*"] });
-    if (!created.ok) throw fail("Creating the demo key", created);
-    key = { ...created.body.key, accessToken: created.body.access_token, rotateKey: created.body.rotate_key };
-    log(`created key "${DEMO_KEY_NAME}" (${key.key_uuid})`);
-  }
+  const key = await demoKey(adminCall, agency, log);
 
   // From here on a failure only loses sample data: the key's fresh secrets must still be shown.
   try {
@@ -159,7 +151,51 @@ export async function seed({ baseUrl, adminToken, log = () => {} }) {
   await seedCalendar({ baseUrl, adminToken, agencyUuid: agency.agency_uuid, token: key.accessToken, log, notes });
   await seedVoice({ baseUrl, adminToken, agencyUuid: agency.agency_uuid, token: key.accessToken, log, notes });
   const dashboard = await seedDashboardLink({ baseUrl, adminToken, token: key.accessToken, log, notes });
-  return { agency, key, dashboard, notes };
+
+  // The second agency, on the other shard.
+  const euAgency = await findOrCreateAgency(adminCall, DEMO_EU_AGENCY, log);
+  const euKey = await demoKey(adminCall, euAgency, log);
+  try {
+    await seedSampleData({ baseUrl, token: euKey.accessToken, log, notes });
+  } catch (error) {
+    if (!(error instanceof SeedError)) throw error;
+    notes.push(`Sample data of ${DEMO_EU_AGENCY.name} is incomplete: ${error.message}`);
+  }
+  return { agency, key, dashboard, notes, others: [{ agency: euAgency, key: euKey }] };
+}
+
+/** The agency of that name, created on its shard when missing. */
+async function findOrCreateAgency(adminCall, demo, log) {
+  const listed = await adminCall("GET", "/agencies");
+  if (!listed.ok) throw fail("Listing agencies", listed);
+  const found = listed.body.agencies.find((a) => a.name === demo.name);
+  if (found) {
+    log(`agency "${found.name}" exists (${found.agency_uuid}, shard ${found.shard})`);
+    return found;
+  }
+  const created = await adminCall("POST", "/agencies", demo);
+  if (!created.ok) throw fail(`Creating the agency "${demo.name}"`, created);
+  const agency = created.body.agency;
+  log(`created agency "${agency.name}" (${agency.agency_uuid}) on shard ${agency.shard} (${agency.region})`);
+  return agency;
+}
+
+/** The agency's demo `*` key: reused, with its secrets rotated so fresh ones can be printed, or created. */
+async function demoKey(adminCall, agency, log) {
+  const agencyPath = `/agencies/${agency.agency_uuid}`;
+  const keys = await adminCall("GET", `${agencyPath}/keys`);
+  if (!keys.ok) throw fail("Listing keys", keys);
+  const existing = keys.body.keys.find((k) => k.name === DEMO_KEY_NAME && k.kind === "standard" && !k.revoked_at);
+  if (existing) {
+    const rotated = await adminCall("POST", `/keys/${existing.key_uuid}/rotate-secrets`);
+    if (!rotated.ok) throw fail("Rotating the demo key's secrets", rotated);
+    log(`rotated the secrets of "${DEMO_KEY_NAME}" of ${agency.name} (${existing.key_uuid})`);
+    return { ...existing, expires_at: rotated.body.expires_at, accessToken: rotated.body.access_token, rotateKey: rotated.body.rotate_key };
+  }
+  const created = await adminCall("POST", `${agencyPath}/keys`, { name: DEMO_KEY_NAME, scopes: ["*"] });
+  if (!created.ok) throw fail("Creating the demo key", created);
+  log(`created key "${DEMO_KEY_NAME}" of ${agency.name} (${created.body.key.key_uuid})`);
+  return { ...created.body.key, accessToken: created.body.access_token, rotateKey: created.body.rotate_key };
 }
 
 async function seedSampleData({ baseUrl, token, log, notes }) {

@@ -1,4 +1,4 @@
-import { env, exports } from "cloudflare:workers";
+import { exports } from "cloudflare:workers";
 import { expect } from "vitest";
 import { admin, BASE } from "./http";
 import { createMember, setupAgency, type TestAgency } from "./factories";
