@@ -1,4 +1,5 @@
-import { createApp, createRouter } from "@/lib/create-app";
+import { createRouter } from "@/lib/create-router";
+import { createApp } from "@/middleware/create-app";
 import { partnerCors } from "@/middleware/security-headers";
 import { BEARER_SCHEME, withTypedNullables } from "@/lib/openapi";
 import { adminRouter } from "@/admin/admin.index";

@@ -1,7 +1,7 @@
 import type { AccessGate } from "@/durable-objects/access-gate";
-import type { CallMessage } from "@/jobs/call-message";
+import type { CallMessage } from "@/lib/queues/call-message";
 import type { SweepMessage } from "@/jobs/shard-sweep";
-import type { WebhookMessage } from "@/jobs/webhooks/webhook-message";
+import type { WebhookMessage } from "@/lib/webhooks/webhook-message";
 
 /** Bindings and variables from wrangler.toml, `.dev.vars` and Worker secrets. */
 export interface Env {

@@ -3,10 +3,10 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { app } from "@/app";
-import { createApp } from "@/lib/create-app";
+import { createApp } from "@/middleware/create-app";
 import { ApiError } from "@/lib/errors";
 import { api, call, expectError } from "./helpers/http";
-import { setupAgency, setupAgencyOn } from "./helpers/factories";
+import { createKey, setupAgency, setupAgencyOn } from "./helpers/factories";
 
 describe("request context and the error envelope", () => {
   it("generates an X-Request-Id when none is sent", async () => {
@@ -65,6 +65,16 @@ describe("request context and the error envelope", () => {
       expect(read.body.fields.map((f: { key: string }) => f.key)).toEqual(["budget"]);
       expect(read.headers.get("X-D1-Bookmark")).toMatch(new RegExp(`^${name}:[0-9a-f]{8}-`));
     }
+  });
+
+  it("returns a bookmark with every answer that reached the agency's data, and none with those the key's gate gave alone", async () => {
+    const { agencyUuid, token } = await setupAgencyOn("DB_EU");
+    expect((await api("GET", `/contacts/${crypto.randomUUID()}`, { token })).headers.get("X-D1-Bookmark")).toMatch(/^DB_EU:/);
+    expect((await api("GET", "/contacts", { token: "pa_nope" })).headers.get("X-D1-Bookmark")).toBeNull();
+    const { token: fieldsOnly } = await createKey(agencyUuid, { scopes: ["fields"] });
+    const forbidden = await api("GET", "/contacts", { token: fieldsOnly });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.headers.get("X-D1-Bookmark")).toBeNull();
   });
 
   it("ignores a bookmark of another shard, or one without a shard (from before shards), instead of refusing it", async () => {

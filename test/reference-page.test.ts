@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createApp } from "@/lib/create-app";
+import { createApp } from "@/middleware/create-app";
 import { REFERENCE_PAGE_CSP } from "@/lib/reference-page";
 import { STRICT_CSP } from "@/middleware/security-headers";
 import { BASE, call } from "./helpers/http";

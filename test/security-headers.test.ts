@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createApp } from "@/lib/create-app";
+import { createApp } from "@/middleware/create-app";
 import { admin, api, call } from "./helpers/http";
 import { setupAgency } from "./helpers/factories";
 

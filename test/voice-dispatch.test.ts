@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createDb } from "@/db/client";
-import { MAX_CALL_SUMMARY_LENGTH, MAX_ENDED_REASON_LENGTH } from "@/jobs/call-message";
-import { queueDelayFor, sendDials } from "@/jobs/enqueue";
+import { MAX_CALL_SUMMARY_LENGTH, MAX_ENDED_REASON_LENGTH } from "@/lib/queues/call-message";
+import { queueDelayFor, sendDials } from "@/lib/queues/enqueue-calls";
 import { simulatedDuration, simulatedProvider } from "@/jobs/providers/simulated";
 import { ProviderError, type DialRequest, type PollRequest } from "@/jobs/providers/types";
 import { createVapiProvider } from "@/jobs/providers/vapi";

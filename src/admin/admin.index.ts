@@ -1,4 +1,4 @@
-import { createRouter } from "@/lib/create-app";
+import { createRouter } from "@/lib/create-router";
 import { adminAuth } from "./admin-auth";
 import { ADMIN_BEARER } from "./admin-route";
 import * as handlers from "./admin.handlers";

@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
-import { createRouter } from "@/lib/create-app";
+import { createRouter } from "@/lib/create-router";
 import { uuidField } from "@/lib/ids";
 import { jsonBody } from "@/lib/openapi";
 import { resolveTeamMember } from "@/lib/team-member";

@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
-import { createRouter } from "@/lib/create-app";
+import { createRouter } from "@/lib/create-router";
 import { uuidParam } from "@/lib/ids";
 import { recordLocation } from "@/db/shards";
 import { issueSignInLink, signInMessages } from "@/lib/auth/sign-in-links";

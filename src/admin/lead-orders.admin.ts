@@ -1,6 +1,6 @@
 import { z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
-import { createRouter } from "@/lib/create-app";
+import { createRouter } from "@/lib/create-router";
 import { jsonBody } from "@/lib/openapi";
 import { createLeadOrder, toPublicLeadOrder } from "@/routes/lead-orders/lead-orders.repository";
 import { LeadOrder, dailyMaxField, orderNameField, statesField } from "@/routes/lead-orders/lead-orders.schemas";

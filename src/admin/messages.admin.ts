@@ -1,5 +1,5 @@
 import { z, type RouteHandler } from "@hono/zod-openapi";
-import { createRouter } from "@/lib/create-app";
+import { createRouter } from "@/lib/create-router";
 import type { AppBindings } from "@/lib/context";
 import { badRequest } from "@/lib/errors";
 import { jsonBody } from "@/lib/openapi";

@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { agencySecrets } from "@/db/schema";
 import type { AppBindings } from "@/lib/context";
-import { createRouter } from "@/lib/create-app";
+import { createRouter } from "@/lib/create-router";
 import { jsonBody } from "@/lib/openapi";
 import { nowIso } from "@/lib/time";
 import { ERRORS_WITHOUT_CONFLICT, adminJson, adminRoute, agencyParams, requireAgency } from "./admin-route";

@@ -1,7 +1,7 @@
 import { z, type RouteHandler } from "@hono/zod-openapi";
 import { getShard, saveShard, shardBinding } from "@/db/shards";
 import type { AppBindings } from "@/lib/context";
-import { createRouter } from "@/lib/create-app";
+import { createRouter } from "@/lib/create-router";
 import { badRequest, notFound } from "@/lib/errors";
 import { jsonBody } from "@/lib/openapi";
 import { moveAgency } from "@/lib/shards/move-agency";

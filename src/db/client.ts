@@ -1,5 +1,5 @@
 import { drizzle } from "drizzle-orm/d1";
-import { trackEvents } from "@/lib/events";
+import { trackEvents } from "./written-events";
 
 /**
  * Drizzle over D1 or a D1 session (read replication). A session has the same prepare/batch
@@ -7,7 +7,7 @@ import { trackEvents } from "@/lib/events";
  * builder only, and passing the schema would rebuild Drizzle's relational metadata for every
  * table on every request.
  *
- * Its `batch` notes which events a batch wrote that have webhook deliveries (src/lib/events.ts).
+ * Its `batch` notes which events a batch wrote that have webhook deliveries (written-events.ts).
  */
 export const createDb = (d1: D1Database | D1DatabaseSession) => trackEvents(drizzle(d1 as D1Database));
 export type Db = ReturnType<typeof drizzle<Record<string, never>>>;

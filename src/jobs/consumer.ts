@@ -1,8 +1,8 @@
 import { AgencyDatabases } from "@/db/shards";
 import type { Env } from "@/env";
 import { createLogger } from "@/lib/logger";
-import { publishWritten } from "./webhooks/publish";
-import { CALL_DLQ_NAME, retryDelaySeconds, type CallMessage } from "./call-message";
+import { publishWritten } from "@/lib/webhooks/publish";
+import { CALL_DLQ_NAME, retryDelaySeconds, type CallMessage } from "@/lib/queues/call-message";
 import { dialCall, failUndialed, pollCall, type DispatchDeps, type DispatchResult } from "./dispatch";
 import { providerFor, type VoiceProvider } from "./providers";
 

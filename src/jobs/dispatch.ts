@@ -18,8 +18,8 @@ import {
   POLL_INTERVAL_SECONDS,
   retryDelaySeconds,
   type CallMessage,
-} from "./call-message";
-import { sendPoll } from "./enqueue";
+} from "@/lib/queues/call-message";
+import { sendPoll } from "@/lib/queues/enqueue-calls";
 import { ProviderError, type CallOutcome, type DialRequest, type ProviderCallState, type VoiceProvider } from "./providers/types";
 
 /** What the consumer does with the message afterwards. */

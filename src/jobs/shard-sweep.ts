@@ -7,9 +7,9 @@ import type { Env } from "@/env";
 import { createLogger } from "@/lib/logger";
 import { recoverMoves } from "@/lib/shards/move-agency";
 import { isoAt } from "@/lib/time";
-import { sendInBatches } from "./queue-send";
+import { sendInBatches } from "@/lib/queues/send-in-batches";
 import { sweepCalls } from "./sweep";
-import { publishWritten } from "./webhooks/publish";
+import { publishWritten } from "@/lib/webhooks/publish";
 import { sweepWebhooks } from "./webhooks/sweep";
 
 /**

@@ -13,8 +13,8 @@ import {
   STUCK_GRACE_SECONDS,
   SWEEP_LIMIT,
   type CallMessage,
-} from "./call-message";
-import { sendDials, sendPoll, type DueCall } from "./enqueue";
+} from "@/lib/queues/call-message";
+import { sendDials, sendPoll, type DueCall } from "@/lib/queues/enqueue-calls";
 
 export interface SweepReport {
   closed: number;

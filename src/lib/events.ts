@@ -1,6 +1,7 @@
 import { getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "@/db/client";
+import { awaitsBatch, publishAfterWrite } from "@/db/written-events";
 import { events, webhookEndpoints } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { nowIso } from "@/lib/time";
@@ -89,21 +90,6 @@ function snapshotSql(table: SQLiteTable, extra: Record<string, SQL>): SQL {
   )})`;
 }
 
-/**
- * The events whose deliveries each request's (or job's) database client has created, for
- * `publishEvents` once the request succeeded. Keyed by the client, which lives one request.
- */
-const written = new WeakMap<Db, string[]>();
-
-export const eventsWrittenBy = (db: Db): readonly string[] => written.get(db) ?? [];
-
-/** Marks an event as having new deliveries to send when the request succeeds. */
-export function publishAfterWrite(db: Db, eventId: string) {
-  const list = written.get(db);
-  if (list) list.push(eventId);
-  else written.set(db, [eventId]);
-}
-
 export interface EventInput {
   agencyId: string;
   type: EventType;
@@ -137,9 +123,6 @@ const subscribersSql = (agencyId: string, type: EventType) =>
 export const subscribedEndpoint = (agencyId: string, type: string) =>
   sql`e.agency_id = ${agencyId} AND e.status = 'enabled' AND EXISTS (SELECT 1 FROM json_each(e.events) WHERE json_each.value IN ('*', ${type}))`;
 
-/** Event statements not yet run: their event ids, claimed from the batch results by `trackEvents`. */
-const pending = new WeakMap<object, string>();
-
 /**
  * The event of a change, as one statement for the change's own `db.batch` (a transactional
  * outbox: both commit, or neither). It copies the changed row in SQL, so the event holds the
@@ -159,29 +142,8 @@ export function eventStatement(db: Db, input: EventInput) {
       sql`SELECT ${id}, ${input.agencyId}, ${input.type}, ${input.objectType}, ${snapshot}, ${now} FROM ${input.table} WHERE ${input.where}${changed} LIMIT 1`,
     )
     .returning({ subscribers: subscribersSql(input.agencyId, input.type) });
-  pending.set(statement, id);
+  awaitsBatch(statement, id);
   return statement;
-}
-
-/**
- * Makes `db.batch` note, from each event statement's RETURNING, which events got deliveries:
- * only those are published after the request, so a write of an agency without webhook
- * endpoints costs no D1 round trip beyond its own batch.
- */
-export function trackEvents<T extends Db>(db: T): T {
-  const batch = db.batch.bind(db);
-  db.batch = (async (statements: Parameters<T["batch"]>[0]) => {
-    const results = (await batch(statements)) as unknown[];
-    statements.forEach((statement, i) => {
-      const id = pending.get(statement);
-      if (id === undefined) return;
-      pending.delete(statement);
-      const rows = results[i] as { subscribers: number }[];
-      if (rows[0] && rows[0].subscribers > 0) publishAfterWrite(db, id);
-    });
-    return results;
-  }) as T["batch"];
-  return db;
 }
 
 /**

@@ -1,14 +1,8 @@
-import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
-import type { Scope } from "@/lib/auth/scopes";
-import type { AppBindings } from "@/lib/context";
+import { z } from "@hono/zod-openapi";
 import { ERROR_LIMITS, errorStatus, messages, type ErrorCode } from "@/lib/errors";
-import { RATE_LIMIT_WINDOW_SECONDS, rateLimitRule } from "@/lib/rate-limits";
-import { guard } from "@/middleware/guard";
-import { BOOKMARK_HEADER, BOOKMARK_LENGTH, BOOKMARK_PATTERN } from "@/middleware/request-context";
+import { RATE_LIMIT_WINDOW_SECONDS } from "@/lib/rate-limits";
+import { BOOKMARK_HEADER, BOOKMARK_LENGTH, BOOKMARK_PATTERN } from "@/lib/request-headers";
 import { integerFormat } from "@/lib/bounded";
-import { MAX_JSON_DEPTH } from "@/lib/json-depth";
-import { idempotency, MAX_IDEMPOTENCY_KEY_LENGTH } from "@/middleware/idempotency";
 
 export const BEARER_SCHEME = "bearerAuth";
 
@@ -31,9 +25,9 @@ export const ErrorSchema = z
   })
   .openapi("Error");
 
-type ErrorExample = { description: string; code: ErrorCode; error: string };
+export type ErrorExample = { description: string; code: ErrorCode; error: string };
 
-const errorExamples: Record<number, ErrorExample> = {
+export const errorExamples: Record<number, ErrorExample> = {
   400: { description: "Invalid parameters or body.", code: "validation_error", error: "limit must be a whole number from 1 to 100" },
   401: { description: "Missing, invalid, revoked or expired token. An expired token carries `code: token_expired`.", code: "invalid_token", error: messages.invalidToken },
   402: { description: "The wallet has no balance.", code: "insufficient_funds", error: "Insufficient wallet balance" },
@@ -49,7 +43,7 @@ const errorExamples: Record<number, ErrorExample> = {
   500: { description: "Unexpected server error; the body carries a request_id.", code: "internal_error", error: messages.internal },
 };
 
-const bookmarkHeader = z
+export const bookmarkHeader = z
   .string()
   .max(BOOKMARK_LENGTH)
   .optional()
@@ -58,8 +52,9 @@ const bookmarkHeader = z
     pattern: BOOKMARK_PATTERN.source,
     description:
       "Read your own writes. Reads may be served by a nearby read replica; every response returns an `X-D1-Bookmark`, " +
-      "and a request that sends it back is served from data at least that fresh.",
-    example: "00000000-00000004-00000000-00000000000000000000000000000000",
+      "and a request that sends it back is served from data at least that fresh. A bookmark names the database it " +
+      "came from; one of another database (after the agency moved) is ignored, not refused.",
+    example: "DB:00000000-00000004-00000000-00000000000000000000000000000000",
   });
 
 const intHeader = (description: string, max: number) => ({
@@ -103,7 +98,9 @@ const corsHeader = {
 
 const bookmarkResponseHeader = {
   [BOOKMARK_HEADER]: {
-    description: "Bookmark of the data this response saw; send it back to read your own writes.",
+    description:
+      "Bookmark of the data this response saw, tagged with the agency's database; send it back to read your own writes. " +
+      "On an error, present when the request got as far as the agency's data.",
     schema: { type: "string" as const, maxLength: BOOKMARK_LENGTH, pattern: BOOKMARK_PATTERN.source },
   },
 };
@@ -112,40 +109,15 @@ const bookmarkResponseHeader = {
  * The headers a response documents, by status: every response carries the request id and the
  * CORS origin; every response that passed the guard's rate limit check (all 2xx, and every 4xx
  * except a malformed X-D1-Bookmark or an oversized body, refused before it) carries the
- * RateLimit headers and the session's bookmark; a 429 also carries Retry-After.
+ * RateLimit headers; those that reached the agency's database (not a 401, 403 or 429, answered
+ * by the key's gate alone) its bookmark; a 429 also carries Retry-After.
  */
 function responseHeaders(status: number) {
   if (status >= 500) return { ...requestIdHeader, ...corsHeader };
-  const headers = { ...rateLimitHeaders, ...bookmarkResponseHeader, ...requestIdHeader, ...corsHeader };
+  const bookmark = status === 401 || status === 403 || status === 429 ? {} : bookmarkResponseHeader;
+  const headers = { ...rateLimitHeaders, ...bookmark, ...requestIdHeader, ...corsHeader };
   if (status !== 429) return headers;
   return { ...headers, "Retry-After": intHeader("Seconds to wait before retrying.", RATE_LIMIT_WINDOW_SECONDS) };
-}
-
-/** The 400 a route without a 400 of its own documents: the first check its input can fail. */
-function defaultBadRequest(route: RouteConfig): Partial<ErrorExample> {
-  const pathParam = /\{([^}]+)\}/.exec(route.path)?.[1];
-  // uuidParam's message (src/lib/ids.ts).
-  if (pathParam !== undefined) return { error: `${pathParam} must be a UUID` };
-  const query = route.request?.query as { shape?: Record<string, unknown> } | undefined;
-  // paginationQuery's limit (src/lib/pagination.ts) keeps the default example.
-  if (query?.shape && "limit" in query.shape) return {};
-  // Every route reads X-D1-Bookmark (src/middleware/request-context.ts).
-  return { error: `${BOOKMARK_HEADER} must be a bookmark returned by this API` };
-}
-
-/** The idempotency middleware's answer while a request with the same key runs (src/middleware/idempotency.ts). */
-const idempotencyConflict = "`idempotency_in_progress` while a request with the same Idempotency-Key is still running";
-
-/**
- * The 409 of a POST: the route's own conflict (when it has one), then the idempotency
- * conflict every POST can answer.
- */
-function postConflict(override: Partial<ErrorExample> | undefined): Partial<ErrorExample> {
-  if (override === undefined) {
-    return { description: `${idempotencyConflict}.`, code: "idempotency_in_progress", error: messages.idempotencyInProgress };
-  }
-  const own = (override.description ?? errorExamples[409]!.description).replace(/\.$/, "");
-  return { ...override, description: `${own}; or ${idempotencyConflict}.` };
 }
 
 /** zod-to-openapi drops `nullable` for a nullable transform, and its metadata type does not list
@@ -185,92 +157,6 @@ export const jsonBody = <T extends z.ZodType>(schema: T, description?: string) =
   description,
   content: { "application/json": { schema } },
 });
-
-type PartnerRouteConfig = RouteConfig & {
-  operationId: string;
-  summary: string;
-  description: string;
-  tags: [string, ...string[]];
-  /** Any one of these scopes (or `*`) grants access; `"none"` for unauthenticated routes. */
-  scopes: readonly Scope[] | "none";
-  /** Extra documented error statuses beyond the ones derived from the route. */
-  errors?: number[];
-  errorExamples?: Partial<Record<number, Partial<ErrorExample>>>;
-};
-
-// The idempotency middleware checks the length itself, with its own message.
-const idempotencyHeader = z
-  .string()
-  .optional()
-  .openapi({
-    param: { name: "Idempotency-Key", in: "header" },
-    minLength: 1,
-    maxLength: MAX_IDEMPOTENCY_KEY_LENGTH,
-    description:
-      "Makes a retried POST safe: the first response is stored for 24 hours and replayed for the same key and body. " +
-      "The same key with a different body is 400 `idempotency_key_mismatch`; while the first is running, 409 `idempotency_in_progress`.",
-    example: "2f7d1a4c-booking-retry-1",
-  });
-
-/**
- * A Partner API route: the `createRoute` definition plus what every operation carries:
- * the guard (auth, rate limit, scope), Idempotency-Key on POSTs, bearer security, its
- * documented errors, and its scope and rate limit as `x-required-scopes` / `x-ratelimit`.
- */
-export function partnerRoute<const R extends PartnerRouteConfig>(config: R) {
-  const { scopes, errors = [], errorExamples: exampleOverrides, ...route } = config;
-  const per = scopes === "none" ? "ip" : "key";
-  const rule = rateLimitRule(route.method, route.path, per);
-  const isPost = route.method === "post";
-  const statuses = [
-    // Every operation takes input: at least the X-D1-Bookmark header.
-    400,
-    ...(scopes === "none" ? [] : [401, 403]),
-    ...(route.path.includes("{") ? [404] : []),
-    ...(isPost && scopes !== "none" ? [409] : []),
-    ...(route.request?.body ? [413] : []),
-    ...errors,
-    429,
-    500,
-  ];
-  const uniqueStatuses = [...new Set(statuses)].sort();
-  const examples: Partial<Record<number, Partial<ErrorExample>>> = {
-    ...exampleOverrides,
-    400: {
-      ...(route.request?.body ? { description: `Invalid parameters or body. A JSON body may nest at most ${MAX_JSON_DEPTH} levels.` } : {}),
-      ...(exampleOverrides?.[400] ?? defaultBadRequest(route)),
-    },
-    // The guard names the route's first scope.
-    ...(scopes === "none" ? {} : { 403: exampleOverrides?.[403] ?? { error: messages.missingScope(scopes[0]!) } }),
-    ...(isPost && scopes !== "none" ? { 409: postConflict(exampleOverrides?.[409]) } : {}),
-  };
-  const scopeText = scopes === "none" ? "none" : scopes.map((s) => `\`${s}\``).join(" or ");
-  const middleware: MiddlewareHandler<AppBindings>[] = [guard({ scopes, rateLimit: rule })];
-  if (isPost && scopes !== "none") middleware.push(idempotency);
-
-  const request = {
-    ...route.request,
-    headers: z.object({
-      [BOOKMARK_HEADER]: bookmarkHeader,
-      ...(isPost && scopes !== "none" ? { "Idempotency-Key": idempotencyHeader } : {}),
-    }),
-  };
-
-  const built = {
-    ...route,
-    request,
-    description: `${route.description}\n\n**Scope:** ${scopeText}. **Rate limit:** ${rule.limit} requests per minute per ${per === "key" ? "API key" : "client IP"}.`,
-    security: scopes === "none" ? [] : [{ [BEARER_SCHEME]: [] }],
-    middleware,
-    responses: { ...route.responses, ...errorResponses(uniqueStatuses, examples) },
-    "x-required-scopes": scopes === "none" ? [] : [...scopes],
-    "x-ratelimit": { limit: rule.limit, window_seconds: rule.windowSeconds, per, bucket: rule.bucket },
-  } satisfies RouteConfig;
-  return createRoute(built) as unknown as Omit<R, "scopes" | "errors" | "errorExamples"> & {
-    middleware: MiddlewareHandler<AppBindings>[];
-    getRoutingPath(): string;
-  };
-}
 
 type JsonObject = Record<string, unknown>;
 const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);

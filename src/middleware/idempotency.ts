@@ -4,9 +4,9 @@ import { idempotencyKeys } from "@/db/schema";
 import type { AppBindings } from "@/lib/context";
 import { sha256Hex } from "@/lib/crypto";
 import { ApiError, badRequest, messages } from "@/lib/errors";
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from "@/lib/request-headers";
 import { addDays } from "@/lib/time";
 
-export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 /**
  * Idempotency-Key with Stripe's semantics, per agency and key. The claim is an INSERT that

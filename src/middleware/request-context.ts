@@ -1,17 +1,12 @@
 import type { MiddlewareHandler } from "hono";
 import { badRequest } from "@/lib/errors";
-import { publishWritten } from "@/jobs/webhooks/publish";
+import { publishWritten } from "@/lib/webhooks/publish";
 import type { AppBindings } from "@/lib/context";
 import { createLogger } from "@/lib/logger";
+import { BOOKMARK_HEADER, BOOKMARK_PATTERN } from "@/lib/request-headers";
 
 // Echo a caller's request id only when it is short and plain, so it is safe in logs.
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-// Our bookmarks are D1's (00000000-00000004-00000000-<32 hex>) tagged with the shard they belong
-// to: `DB_EU:00000000-...`. An untagged D1 bookmark (from before shards) is accepted and ignored;
-// anything else is refused before it reaches D1.
-export const BOOKMARK_PATTERN = /^(?:(DB(?:_[A-Z0-9][A-Z0-9_]{0,62})?):)?([0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32})$/;
-export const BOOKMARK_LENGTH = 124;
-export const BOOKMARK_HEADER = "X-D1-Bookmark";
 
 /**
  * Request id, logger, the client's D1 bookmark, and one structured access-log line per request.

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import type { AppBindings } from "@/lib/context";
-import { BOOKMARK_HEADER } from "@/middleware/request-context";
+import { BOOKMARK_HEADER } from "@/lib/request-headers";
 
 /** One year, for every subdomain: the API is served over HTTPS only (DESIGN, Security posture). */
 const HSTS = "max-age=31536000; includeSubDomains";

@@ -3,7 +3,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { expect, vi } from "vitest";
 import { app } from "@/app";
 import type { Env } from "@/env";
-import type { CallMessage } from "@/jobs/call-message";
+import type { CallMessage } from "@/lib/queues/call-message";
 import { admin, api, BASE } from "./http";
 import { createAgency, createKey, patchSettings, type TestAgency } from "./factories";
 import { restoreClock, setClock } from "./clock";

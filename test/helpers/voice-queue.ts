@@ -3,7 +3,7 @@ import { createExecutionContext, createMessageBatch, createScheduledController, 
 import { expect } from "vitest";
 import main from "@/index";
 import type { Env } from "@/env";
-import type { CallMessage } from "@/jobs/call-message";
+import type { CallMessage } from "@/lib/queues/call-message";
 import { agencyOfRow } from "./shards";
 
 /** A dial message; deliver() names the call's agency when `agencyId` is left out, as the Worker would. */

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { expect, vi } from "vitest";
 import type { Env } from "@/env";
-import type { WebhookMessage } from "@/jobs/webhooks/webhook-message";
+import type { WebhookMessage } from "@/lib/webhooks/webhook-message";
 import { api } from "./http";
 import { deliver } from "./voice-queue";
 import { recordingQueue } from "./voice-factories";

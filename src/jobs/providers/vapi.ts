@@ -1,5 +1,5 @@
 import { ProviderError, type CallOutcome, type DialRequest, type PollRequest, type ProviderCallState, type VoiceProvider } from "./types";
-import { POLL_INTERVAL_SECONDS } from "@/jobs/call-message";
+import { POLL_INTERVAL_SECONDS } from "@/lib/queues/call-message";
 import { isoWithin } from "@/lib/time";
 import { voicemailMessageFor } from "./voicemail";
 

@@ -5,7 +5,7 @@ import type { Env } from "@/env";
 import { createLogger } from "@/lib/logger";
 import { deliver } from "./deliver";
 import { giveUpExhausted } from "./sweep";
-import { MAX_CONCURRENT_ATTEMPTS, WEBHOOK_DLQ_NAME, WEBHOOK_QUEUE_NAME, type WebhookMessage } from "./webhook-message";
+import { MAX_CONCURRENT_ATTEMPTS, WEBHOOK_DLQ_NAME, WEBHOOK_QUEUE_NAME, type WebhookMessage } from "@/lib/webhooks/webhook-message";
 
 const isWebhookMessage = (body: unknown): body is WebhookMessage =>
   typeof body === "object" &&

@@ -5,8 +5,8 @@ import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/
 import type { Logger } from "@/lib/logger";
 import { newId } from "@/lib/ids";
 import { toPublicEvent } from "@/routes/events/events.repository";
-import { signatureHeader } from "./signature";
-import { sendDeliveries } from "./publish";
+import { signatureHeader } from "@/lib/webhooks/signature";
+import { sendDeliveries } from "@/lib/webhooks/publish";
 import {
   ATTEMPT_LEASE_SECONDS,
   DELIVERY_TIMEOUT_MS,
@@ -14,7 +14,7 @@ import {
   MAX_ATTEMPTS,
   RETRY_SCHEDULE_SECONDS,
   type WebhookMessage,
-} from "./webhook-message";
+} from "@/lib/webhooks/webhook-message";
 
 export interface DeliverDeps {
   db: Db;

@@ -1,5 +1,6 @@
 import { messages } from "@/lib/errors";
-import { jsonContent, partnerRoute } from "@/lib/openapi";
+import { jsonContent } from "@/lib/openapi";
+import { partnerRoute } from "@/routes/partner-route";
 import { MAX_OTHER_STEP_KEYS, MAX_REPORT_PATHS, PathAnalyticsResponse, PathReportQuery } from "./analytics.schemas";
 
 export const getPathAnalytics = partnerRoute({

@@ -1,4 +1,5 @@
-import { jsonBody, jsonContent, partnerRoute } from "@/lib/openapi";
+import { jsonBody, jsonContent } from "@/lib/openapi";
+import { partnerRoute } from "@/routes/partner-route";
 import { messages } from "@/lib/errors";
 import { bookingRulesText, calendarMessages } from "@/routes/calendar/calendar.messages";
 import {

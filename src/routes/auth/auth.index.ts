@@ -1,4 +1,4 @@
-import { createRouter } from "@/lib/create-app";
+import { createRouter } from "@/lib/create-router";
 import * as handlers from "./auth.handlers";
 import * as routes from "./auth.routes";
 

@@ -1,4 +1,5 @@
-import { jsonContent, partnerRoute } from "@/lib/openapi";
+import { jsonContent } from "@/lib/openapi";
+import { partnerRoute } from "@/routes/partner-route";
 import { BookingWidgetListResponse, ListBookingWidgetsQuery } from "./booking-widgets.schemas";
 
 export const listBookingWidgets = partnerRoute({

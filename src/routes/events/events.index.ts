@@ -1,4 +1,4 @@
-import { createRouter } from "@/lib/create-app";
+import { createRouter } from "@/lib/create-router";
 import * as handlers from "./events.handlers";
 import * as routes from "./events.routes";
 

@@ -3,7 +3,7 @@ import type { Db } from "@/db/client";
 import { events } from "@/db/schema";
 import type { EventType } from "@/lib/events";
 import { offsetOf, type Pagination } from "@/lib/pagination";
-import { EVENT_RETENTION_MS } from "@/jobs/webhooks/webhook-message";
+import { EVENT_RETENTION_MS } from "@/lib/webhooks/webhook-message";
 import type { z } from "@hono/zod-openapi";
 import { renderObject } from "./event-objects";
 import type { Event } from "./events.schemas";

@@ -1,4 +1,5 @@
-import { jsonContent, partnerRoute } from "@/lib/openapi";
+import { jsonContent } from "@/lib/openapi";
+import { partnerRoute } from "@/routes/partner-route";
 import { EventListResponse, EventParams, EventResponse, ListEventsQuery, RedeliverResponse, eventMessages } from "./events.schemas";
 
 const TAGS: ["Events"] = ["Events"];

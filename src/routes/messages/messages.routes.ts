@@ -1,4 +1,5 @@
-import { jsonBody, jsonContent, partnerRoute } from "@/lib/openapi";
+import { jsonBody, jsonContent } from "@/lib/openapi";
+import { partnerRoute } from "@/routes/partner-route";
 import { CreateMessageBody, ListMessagesQuery, MessageListResponse, MessageParams, MessageResponse, messageMessages } from "./messages.schemas";
 
 const notFoundExample = { 404: { description: "No message with this uuid in your agency.", error: messageMessages.notFound } };

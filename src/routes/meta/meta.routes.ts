@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { jsonContent, partnerRoute } from "@/lib/openapi";
+import { jsonContent } from "@/lib/openapi";
+import { partnerRoute } from "@/routes/partner-route";
 
 /** The OpenAPI version the document is generated in (SPEC: 3.0.3; set where app.ts builds it). */
 export const OPENAPI_VERSION = "3.0.3";

@@ -1,4 +1,5 @@
-import { jsonBody, jsonContent, partnerRoute } from "@/lib/openapi";
+import { jsonBody, jsonContent } from "@/lib/openapi";
+import { partnerRoute } from "@/routes/partner-route";
 import { SettingsResponse, UpdateSettingsBody, settingsMessages } from "./settings.schemas";
 
 const TAGS: ["Settings"] = ["Settings"];

@@ -1,4 +1,5 @@
-import { jsonBody, jsonContent, partnerRoute } from "@/lib/openapi";
+import { jsonBody, jsonContent } from "@/lib/openapi";
+import { partnerRoute } from "@/routes/partner-route";
 import { INVITE_TTL_DAYS, duplicateInviteMessage } from "./invites.repository";
 import {
   ChangeRoleBody,

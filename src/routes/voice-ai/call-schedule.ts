@@ -1,5 +1,5 @@
 import { DateTime } from "luxon";
-import { MAX_QUEUE_DELAY_SECONDS, secondsUntil } from "@/jobs/call-message";
+import { MAX_QUEUE_DELAY_SECONDS, secondsUntil } from "@/lib/queues/call-message";
 import { describeWindow, isWithinWindow, openingAtOrAfter, type CallingWindow } from "@/lib/calling-window";
 import { badRequest } from "@/lib/errors";
 import { DAY_MS } from "@/lib/time";

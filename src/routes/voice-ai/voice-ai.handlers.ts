@@ -1,6 +1,6 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { BatchItem } from "drizzle-orm/batch";
-import { sendDials } from "@/jobs/enqueue";
+import { sendDials } from "@/lib/queues/enqueue-calls";
 import type { AppBindings } from "@/lib/context";
 import { ApiError, conflict, notFound } from "@/lib/errors";
 import { paginationOf } from "@/lib/pagination";

@@ -1,4 +1,4 @@
-import { createRouter } from "@/lib/create-app";
+import { createRouter } from "@/lib/create-router";
 import * as handlers from "./voice-ai.handlers";
 import * as routes from "./voice-ai.routes";
 

@@ -1,5 +1,6 @@
-import { jsonBody, jsonContent, partnerRoute } from "@/lib/openapi";
-import { MAX_DIAL_ATTEMPTS, MAX_QUEUE_DELAY_SECONDS } from "@/jobs/call-message";
+import { jsonBody, jsonContent } from "@/lib/openapi";
+import { partnerRoute } from "@/routes/partner-route";
+import { MAX_DIAL_ATTEMPTS, MAX_QUEUE_DELAY_SECONDS } from "@/lib/queues/call-message";
 import { MAX_NAME_LENGTH } from "@/routes/contacts/contacts.schemas";
 import {
   AgentParams,

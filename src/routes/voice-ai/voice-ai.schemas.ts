@@ -6,7 +6,7 @@ import { documentedNullable } from "@/lib/openapi";
 import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
 import { e164String, phoneField } from "@/lib/phone";
 import { MAX_DATETIME_INPUT_LENGTH } from "@/lib/zoned-time";
-import { MAX_CALL_DURATION_SECONDS, MAX_CALL_SUMMARY_LENGTH, MAX_ENDED_REASON_LENGTH, MAX_QUEUE_DELAY_SECONDS } from "@/jobs/call-message";
+import { MAX_CALL_DURATION_SECONDS, MAX_CALL_SUMMARY_LENGTH, MAX_ENDED_REASON_LENGTH, MAX_QUEUE_DELAY_SECONDS } from "@/lib/queues/call-message";
 import { MAX_CONTACT_FULL_NAME_LENGTH } from "@/routes/appointments/appointments.schemas";
 import { MAX_NAME_LENGTH } from "@/routes/contacts/contacts.schemas";
 

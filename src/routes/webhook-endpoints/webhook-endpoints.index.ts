@@ -1,4 +1,4 @@
-import { createRouter } from "@/lib/create-app";
+import { createRouter } from "@/lib/create-router";
 import * as handlers from "./webhook-endpoints.handlers";
 import * as routes from "./webhook-endpoints.routes";
 

@@ -2,11 +2,12 @@ import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "@/db/client";
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/db/schema";
-import { eventWithSnapshot, publishAfterWrite, subscribedEndpoint, type EventType } from "@/lib/events";
+import { publishAfterWrite } from "@/db/written-events";
+import { eventWithSnapshot, subscribedEndpoint, type EventType } from "@/lib/events";
 import { newId } from "@/lib/ids";
 import { offsetOf, type Pagination } from "@/lib/pagination";
 import { addDays, nowIso } from "@/lib/time";
-import { newWebhookSecret } from "@/jobs/webhooks/signature";
+import { newWebhookSecret } from "@/lib/webhooks/signature";
 import { MAX_ENDPOINTS_PER_AGENCY, type CreateEndpointInput, type SubscribableType, type UpdateEndpointInput } from "./webhook-endpoints.schemas";
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;

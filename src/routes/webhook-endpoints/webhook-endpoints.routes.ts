@@ -1,6 +1,7 @@
-import { jsonBody, jsonContent, partnerRoute } from "@/lib/openapi";
+import { jsonBody, jsonContent } from "@/lib/openapi";
+import { partnerRoute } from "@/routes/partner-route";
 import { webhookUrlMessages } from "@/lib/webhook-url";
-import { RETRY_SCHEDULE_SECONDS } from "@/jobs/webhooks/webhook-message";
+import { RETRY_SCHEDULE_SECONDS } from "@/lib/webhooks/webhook-message";
 import {
   CreateEndpointBody,
   EndpointParams,

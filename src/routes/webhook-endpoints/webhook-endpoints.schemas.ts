@@ -6,8 +6,8 @@ import { uuidParam } from "@/lib/ids";
 import { documentedNullable } from "@/lib/openapi";
 import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
 import { MAX_WEBHOOK_URL_LENGTH } from "@/lib/webhook-url";
-import { SECRET_PREFIX } from "@/jobs/webhooks/signature";
-import { MAX_ATTEMPTS } from "@/jobs/webhooks/webhook-message";
+import { SECRET_PREFIX } from "@/lib/webhooks/signature";
+import { MAX_ATTEMPTS } from "@/lib/webhooks/webhook-message";
 
 export const MAX_ENDPOINTS_PER_AGENCY = 16;
 export const MAX_DESCRIPTION_LENGTH = 500;

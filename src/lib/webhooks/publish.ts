@@ -1,10 +1,10 @@
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { webhookDeliveries } from "@/db/schema";
-import { eventsWrittenBy } from "@/lib/events";
+import { eventsWrittenBy } from "@/db/written-events";
 import type { Logger } from "@/lib/logger";
 import { nowIso } from "@/lib/time";
-import { sendInBatches } from "@/jobs/queue-send";
+import { sendInBatches } from "@/lib/queues/send-in-batches";
 import type { WebhookMessage } from "./webhook-message";
 
 /** D1 binds at most 100 parameters per statement. */

@@ -1,5 +1,5 @@
 import { MAX_QUEUE_DELAY_SECONDS, secondsUntil, type CallMessage } from "./call-message";
-import { sendInBatches } from "./queue-send";
+import { sendInBatches } from "./send-in-batches";
 
 export interface DueCall {
   id: string;

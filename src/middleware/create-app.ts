@@ -1,16 +1,12 @@
-import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppBindings } from "@/lib/context";
+import { createRouter } from "@/lib/create-router";
 import { ApiError, messages, type ErrorBody } from "@/lib/errors";
 import { agencyMovingError, isAgencyMovingError } from "@/lib/shards/agency-moving";
-import { validationHook } from "@/lib/validation";
-import { requestContext } from "@/middleware/request-context";
-import { limitBodySize, limitJsonDepth } from "@/middleware/request-limits";
-import { securityHeaders } from "@/middleware/security-headers";
-
-/** Every router shares the validation hook, so a bad request reads the same everywhere. */
-export const createRouter = () => new OpenAPIHono<AppBindings>({ defaultHook: validationHook, strict: true });
+import { requestContext } from "./request-context";
+import { limitBodySize, limitJsonDepth } from "./request-limits";
+import { securityHeaders } from "./security-headers";
 
 function renderError(error: Error, c: Context<AppBindings>): Response {
   if (error instanceof ApiError) {
