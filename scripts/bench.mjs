@@ -15,6 +15,8 @@ import { join, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import { FEW_REQUESTS, alternate, measure, metrics } from "./bench/measure.mjs";
 import { SEARCH, seedBenchmark } from "./bench/seed.mjs";
+import { measureCronSlope } from "./bench/cron-slope.mjs";
+import { measureStorage } from "./bench/storage.mjs";
 import { Target, baselineConfig, compatibilityDate, runnableConfig } from "./bench/servers.mjs";
 import { ROOT, readDevVars } from "./lib/dev-vars.mjs";
 
@@ -33,6 +35,8 @@ const AB_WARMUP = Number(process.env.BENCH_AB_WARMUP_SECONDS || 1);
 const BASELINE = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE) : null;
 const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS || 500);
 const SIZES = [1_000, 100_000];
+const CRON_SHARDS = (process.env.BENCH_CRON_SHARDS || "2,8,32").split(",").map(Number);
+const CRON_PORT = PORT + 4;
 const REFERENCE_SIZE = 1_000;
 const LIST = "GET /contacts?limit=20";
 const BY_NAME = `GET /contacts?q=${SEARCH.last}&limit=20`;
@@ -406,6 +410,9 @@ async function main() {
       before.webhooks = await webhookThroughput(baseline.base, baseAgencies[0]);
     }
     targets.forEach((t) => t.stop());
+    log("storage per record (a fresh migrated SQLite database, 10,000 of each)");
+    results.storage = measureStorage(join(ROOT, "migrations"));
+    results.cronSlope = await measureCronSlope({ counts: CRON_SHARDS, port: CRON_PORT, out: OUT, log });
     log("bundle size (wrangler deploy --dry-run)");
     results.bundle = bundleSize(current, join(OUT, "dist"));
     if (baseline) before.bundle = bundleSize(baseline, join(OUT, "baseline", "dist"));
@@ -444,6 +451,30 @@ function growth(results, name) {
   ];
 }
 
+/** The cron's own work must not grow with the shards (each shard's sweep runs in its own invocation). */
+function cronBudgets(results) {
+  const rows = results.cronSlope ?? [];
+  if (rows.length === 0) return [];
+  const trips = rows.map((r) => r.cron.d1RoundTrips);
+  return [
+    {
+      budget: `one cron run's own D1 round trips flat across ${rows.map((r) => r.shards).join("/")} shards`,
+      value: trips.join(" / "),
+      ok: Math.max(...trips) === Math.min(...trips),
+    },
+    {
+      budget: "every due call on every shard queued by one cron run",
+      value: rows.map((r) => `${r.callsQueued}/${r.callsDue}`).join(", "),
+      ok: rows.every((r) => r.callsQueued === r.callsDue),
+    },
+    {
+      budget: "a shard's sweep well inside one invocation's 1,000 D1 queries (x4 per batch)",
+      value: `max ${Math.max(...rows.map((r) => r.sweep.d1StatementsMax))} statements per shard`,
+      ok: rows.every((r) => r.sweep.d1StatementsMax * 4 < 1000),
+    },
+  ];
+}
+
 function budgets(results) {
   const [small] = SIZES;
   const reads = results.scenarios.filter((s) => s.size !== null && s.d1RoundTrips !== undefined && s.name.startsWith("GET"));
@@ -476,6 +507,7 @@ function budgets(results) {
       value: `${results.webhooks.delivered}/${results.webhooks.events}`,
       ok: results.webhooks.delivered === results.webhooks.events,
     },
+    ...cronBudgets(results),
   ];
 }
 
@@ -521,6 +553,7 @@ function print(results) {
     `(while ${results.connections} connections create them); from the create's response to the delivery p50 ${w.p50} ms, p99 ${w.p99} ms`;
   console.log(`\nwebhooks: ${webhookLine(w)}`);
   console.log(`\nbundle: ${results.bundle.rawKiB} KiB raw, ${results.bundle.gzipKiB} KiB gzipped\n`);
+  printScaling(results);
 
   const base = results.baseline;
   if (base) printBeforeAfter(results, base, webhookLine);
@@ -532,6 +565,29 @@ function print(results) {
   }
   const { start, end } = results.loadAverage;
   console.log(`\nwritten to .bench/results.json (${results.elapsedSeconds} s; load average 1/5/15 min ${start.join(" ")} at the start, ${end.join(" ")} at the end)`);
+}
+
+/** Storage per record and the cron across shards (README, Scaling). */
+function printScaling(results) {
+  const st = results.storage;
+  if (st) {
+    console.log(
+      `storage per record (${thousands(st.records)} of each, fresh SQLite): contact ${thousands(st.perContact)} B, ` +
+        `event ${thousands(st.perEvent)} B, call ${thousands(st.perCall)} B, message ${thousands(st.perMessage)} B\n`,
+    );
+  }
+  const rows = results.cronSlope;
+  if (!rows?.length) return;
+  console.log("one cron run across shards (each with an agency whose calls fall due); D1 work from the Worker's own log lines:");
+  const header = `${pad("shards", 8)}${padL("cron trips", 12)}${padL("cron ms", 9)}${padL("sweep trips", 13)}${padL("sweep stmts", 13)}${padL("sweep ms", 10)}${padL("calls queued", 14)}${padL("all swept ms", 14)}`;
+  console.log(`${header}\n${"-".repeat(header.length)}`);
+  for (const r of rows) {
+    console.log(
+      `${pad(r.shards, 8)}${padL(r.cron.d1RoundTrips, 12)}${padL(r.cron.ms, 9)}${padL(r.sweep.d1RoundTripsMedian, 13)}${padL(r.sweep.d1StatementsMax, 13)}` +
+        `${padL(r.sweep.msMedian, 10)}${padL(`${r.callsQueued}/${r.callsDue}`, 14)}${padL(r.allSweptMs, 14)}`,
+    );
+  }
+  console.log("(sweep: median round trips and ms per shard, most statements of any shard; all swept: from firing the cron to the last shard's sweep)\n");
 }
 
 function printBeforeAfter(results, base, webhookLine) {

@@ -62,6 +62,12 @@ export function seedAgency(db, { name, contacts, pepper, multiplier }) {
        rate_limit_multiplier, created_at, updated_at)
      VALUES (?, ?, 'bench', 'standard', '["*"]', ?, NULL, ?, 1, ?, ?, ?)`,
   ).run(keyId, agencyId, hash, iso(now + 30 * 86_400_000), multiplier, iso(now), iso(now));
+  // The directory (migration 0011) in the same database, the first shard; a baseline from before
+  // shards has no such tables.
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'agency_directory'").get()) {
+    db.prepare("INSERT INTO agency_directory (agency_id, shard, created_at) VALUES (?, 'DB', ?)").run(agencyId, iso(now));
+    db.prepare("INSERT INTO directory_records (id, kind, agency_id) VALUES (?, 'api_key', ?)").run(keyId, agencyId);
+  }
   db.prepare(
     `INSERT INTO calendar_hours (id, agency_id, member_id, calendar_key, timezone, slot_minutes, days, created_at, updated_at)
      VALUES (?, ?, NULL, 'agency', 'America/New_York', 30, ?, ?, ?)`,

@@ -7,6 +7,7 @@ import { createServer } from "node:net";
 import { promisify } from "node:util";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { findD1File } from "./seed.mjs";
+import { d1Bindings } from "../lib/d1-shards.mjs";
 import { ROOT } from "../lib/dev-vars.mjs";
 import { nodeBinary, wranglerEnv } from "../lib/wrangler.mjs";
 
@@ -115,19 +116,33 @@ export class Target {
     return args;
   }
 
-  /** A fresh local D1 with the checkout's migrations applied; resolves to its SQLite file. */
+  /**
+   * A fresh local D1 (the binding DB: the directory, where the benchmark's agencies live) with
+   * the checkout's migrations applied; resolves to its SQLite file.
+   */
   async migrate() {
     rmSync(this.state, { recursive: true, force: true });
     mkdirSync(this.state, { recursive: true });
+    await this.apply("DB");
+    return findD1File(this.state);
+  }
+
+  /** Like migrate(), then every other D1 binding of the config too (each shard). */
+  async migrateAll() {
+    const file = await this.migrate();
+    for (const binding of d1Bindings(this.config).filter((b) => b !== "DB")) await this.apply(binding);
+    return file;
+  }
+
+  async apply(binding) {
     try {
-      await run(this.node, [this.wranglerJs, "d1", "migrations", "apply", "DB", "--local", "--persist-to", this.state, "-c", this.config], {
+      await run(this.node, [this.wranglerJs, "d1", "migrations", "apply", binding, "--local", "--persist-to", this.state, "-c", this.config], {
         cwd: dirname(this.config),
         env: this.env(),
       });
     } catch (error) {
-      throw new Error(`${this.label}: applying the migrations failed\n${error.stdout ?? ""}${error.stderr ?? ""}`, { cause: error });
+      throw new Error(`${this.label}: applying the migrations to ${binding} failed\n${error.stdout ?? ""}${error.stderr ?? ""}`, { cause: error });
     }
-    return findD1File(this.state);
   }
 
   async start() {

@@ -5,6 +5,7 @@ import { idempotencyKeys } from "@/db/schema";
 import { listShards, shardBinding, shardDatabase } from "@/db/shards";
 import type { Env } from "@/env";
 import { createLogger } from "@/lib/logger";
+import { meteredEnv } from "@/lib/metered-env";
 import { recoverMoves } from "@/lib/shards/move-agency";
 import { isoAt } from "@/lib/time";
 import { sendInBatches } from "@/lib/queues/send-in-batches";
@@ -42,7 +43,9 @@ const isSweepMessage = (body: unknown): body is SweepMessage =>
   typeof (body as SweepMessage).scheduled_time === "number";
 
 /** The Cron Trigger: finishes or undoes interrupted moves, then sends each registered shard its sweep. */
-export async function handleScheduled(controller: ScheduledController, env: Env): Promise<number> {
+export async function handleScheduled(controller: ScheduledController, workerEnv: Env): Promise<number> {
+  const started = Date.now();
+  const { env, d1 } = meteredEnv(workerEnv);
   const logger = createLogger({ job: "cron", cron: controller.cron }, env.LOG_LEVEL);
   try {
     const recovered = await recoverMoves(env, controller.scheduledTime);
@@ -55,6 +58,7 @@ export async function handleScheduled(controller: ScheduledController, env: Env)
     env.SWEEP_QUEUE,
     shards.map((s) => ({ body: { type: "sweep", shard: s.name, scheduled_time: controller.scheduledTime } satisfies SweepMessage })),
   );
+  logger.info("cron", { shards: shards.length, ms: Date.now() - started, ...d1() });
   return shards.length;
 }
 
@@ -91,8 +95,10 @@ export async function handleSweepBatch(batch: MessageBatch<unknown>, env: Env): 
       continue;
     }
     try {
-      const { db, report } = await sweepShard(env, body.shard, body.scheduled_time);
-      logger.info("shard sweep", { shard: body.shard, ...report });
+      const started = Date.now();
+      const metered = meteredEnv(env);
+      const { db, report } = await sweepShard(metered.env, body.shard, body.scheduled_time);
+      logger.info("shard sweep", { shard: body.shard, ...report, ms: Date.now() - started, ...metered.d1() });
       await publishWritten(db, env.WEBHOOK_QUEUE, logger);
       message.ack();
     } catch (error) {
