@@ -18,6 +18,9 @@ export default defineConfig(async () => {
             cloudflareTest({
               wrangler: { configPath: "./wrangler.toml" },
               miniflare: {
+                // A database of its own for the test of upgrading a one-database deployment
+                // (test/upgrade.test.ts); not a shard (its name is not DB_*).
+                d1Databases: ["UPGRADE_DB"],
                 // Pinned here so a developer's .dev.vars (which the plugin also reads) cannot change them.
                 bindings: {
                   TEST_MIGRATIONS: migrations,

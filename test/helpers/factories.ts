@@ -1,5 +1,6 @@
 import { expect } from "vitest";
 import { admin, api } from "./http";
+import { TEST_SHARDS } from "./shards";
 
 export interface TestAgency {
   agencyUuid: string;
@@ -9,9 +10,15 @@ export interface TestAgency {
   keyUuid: string;
 }
 
-/** A new agency, on the shard the operator API chooses (the least full), or on `shard`. */
+let placed = 0;
+
+/**
+ * A new agency on `shard`, or else on each test shard in turn, so every test file exercises
+ * both (the operator API's own choice, the least full shard, is tested in shards.test.ts).
+ */
 export async function createAgency(name = "Test Agency", timezone = "America/New_York", shard?: string) {
-  const res = await admin("POST", "/agencies", { name, timezone, ...(shard ? { shard } : {}) });
+  const on = shard ?? TEST_SHARDS[placed++ % TEST_SHARDS.length]!.name;
+  const res = await admin("POST", "/agencies", { name, timezone, shard: on });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.agency.agency_uuid as string;
 }
