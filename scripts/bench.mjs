@@ -560,7 +560,9 @@ function print(results) {
 
   const mark = (ok) => (ok === null || ok === undefined ? "  -  " : ok ? "PASS " : "MISS ");
   for (const [i, b] of results.budgets.entries()) {
-    const then = base ? `   (before: ${mark(base.budgets[i].ok).trim()} ${base.budgets[i].value})` : "";
+    // A budget the baseline has no figures for (the cron across shards) shows none.
+    const was = base?.budgets[i];
+    const then = base ? `   (before: ${was ? `${mark(was.ok).trim()} ${was.value}` : "-"})` : "";
     console.log(`${mark(b.ok)} ${pad(b.budget, 72)} ${b.value}${then}`);
   }
   const { start, end } = results.loadAverage;

@@ -162,6 +162,39 @@ describe("POST /admin/v1/agencies/{agency_uuid}/move", () => {
     expect((await newContact(token)).status).toBe(201);
   });
 
+  it("leaves the old copy of a switched move to the cron when a gate may not have heard, and removes it two minutes after the switch", async () => {
+    const start = Date.parse("2026-12-02T15:00:00.000Z");
+    setClock(start);
+    const { owner, idFor } = await populate("Switched agency", "DB");
+    const { agencyUuid, token } = owner;
+    const before = await rowsOn("DB", agencyUuid);
+    const read = await readEverything(token, idFor);
+    // Copied and switched, as moveAgency does when telling the keys' gates failed after the switch.
+    await killedMove(agencyUuid, "DB", "DB_EU", agencyTables.length, start);
+    await env.DB.prepare("UPDATE agency_directory SET shard = 'DB_EU', moving_to = NULL, leftover_shard = 'DB', move_heartbeat_at = ? WHERE agency_id = ?")
+      .bind(new Date(start).toISOString(), agencyUuid)
+      .run();
+    const keys = await env.DB.prepare("SELECT id FROM directory_records WHERE agency_id = ? AND kind = 'api_key'").bind(agencyUuid).all<{ id: string }>();
+    for (const { id } of keys.results) await invalidateKey(workerEnv, id);
+
+    // The agency works on its new shard at once; a cron run within two minutes keeps the old copy.
+    expect(await readEverything(token, idFor)).toEqual(read);
+    await runCron(start + 60_000);
+    expect(await rowsOn("DB", agencyUuid)).toEqual(before);
+
+    setClock(start + 3 * 60_000);
+    await runCron(start + 3 * 60_000);
+    expect(await rowsOn("DB", agencyUuid)).toEqual(nothing);
+    expect(await rowsOn("DB_EU", agencyUuid)).toEqual(before);
+    expect(await env.DB.prepare("SELECT shard, leftover_shard, move_heartbeat_at FROM agency_directory WHERE agency_id = ?").bind(agencyUuid).first()).toEqual({
+      shard: "DB_EU",
+      leftover_shard: null,
+      move_heartbeat_at: null,
+    });
+    expect(await shardDb("DB").prepare("SELECT state FROM agency_freezes WHERE agency_id = ?").bind(agencyUuid).first("state")).toBe("moved");
+    expect((await newContact(token)).status).toBe(201);
+  });
+
   it("refuses a write that reaches the old shard's fence before its key's gate heard of the move, with the same 503", async () => {
     const { agencyUuid, token } = await setupAgencyOn("DB");
     expect((await newContact(token)).status).toBe(201);

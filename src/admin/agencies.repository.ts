@@ -1,7 +1,8 @@
-import { eq, inArray } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { createDb, type Db } from "@/db/client";
 import { agencies, agencyDirectory } from "@/db/schema";
-import { directoryDb, forEachLimited, listAgencyLocations, listShards, shardDatabase, type AgencyLocation, type ShardRow } from "@/db/shards";
+import { directoryDb, listAgencyLocations, listShards, shardDatabase, type AgencyLocation, type ShardRow } from "@/db/shards";
+import { forEachLimited } from "@/lib/for-each-limited";
 import type { Env } from "@/env";
 import { newId } from "@/lib/ids";
 import { nowIso } from "@/lib/time";
@@ -33,25 +34,21 @@ export async function createAgency(env: Env, shard: string, input: { name: strin
 
 export const getAgency = (db: Db, agencyId: string) => db.select().from(agencies).where(eq(agencies.id, agencyId)).get();
 
-/** D1 binds at most 100 parameters per statement. */
-const IDS_PER_READ = 90;
 /** Shards read at once: a Worker holds at most six connections open. */
 const SHARDS_AT_ONCE = 4;
 
 /**
- * Every agency, oldest first: the directory says where each lives, and each shard is asked for
- * its own (the operator's list; it reads every shard that has agencies).
+ * Every agency, oldest first: the directory says where each lives, and each shard that has
+ * agencies is read once (a shard holds a few hundred), so the list costs one query per shard.
+ * An agency's old copy, during a move's clean-up, is not listed twice.
  */
 export async function listAgencies(env: Env) {
   const [locations, shards] = await Promise.all([listAgencyLocations(env), listShards(env)]);
-  const byShard = new Map<string, AgencyLocation[]>();
-  for (const l of locations) byShard.set(l.shard, [...(byShard.get(l.shard) ?? []), l]);
   const rows = new Map<string, AgencyRow>();
-  await forEachLimited([...byShard], SHARDS_AT_ONCE, async ([shard, here]) => {
-    const db = createDb(shardDatabase(env, shard));
-    for (let i = 0; i < here.length; i += IDS_PER_READ) {
-      const ids = here.slice(i, i + IDS_PER_READ).map((l) => l.agencyId);
-      for (const row of await db.select().from(agencies).where(inArray(agencies.id, ids)).all()) rows.set(row.id, row);
+  const homes = new Map(locations.map((l) => [l.agencyId, l.shard]));
+  await forEachLimited([...new Set(homes.values())], SHARDS_AT_ONCE, async (shard) => {
+    for (const row of await createDb(shardDatabase(env, shard)).select().from(agencies).all()) {
+      if (homes.get(row.id) === shard) rows.set(row.id, row);
     }
   });
   const regions = new Map(shards.map((s) => [s.name, s.region]));

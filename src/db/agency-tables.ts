@@ -42,7 +42,10 @@ const tablesInCopyOrder: [SQLiteTable, Partial<Omit<AgencyTable, "name" | "colum
   [schema.dashboardSessions],
   [schema.fields],
   [schema.contacts],
-  [schema.contactTags],
+  // Tags are inserted only in the batch that writes their (fenced) contact: created with it, or
+  // replaced when a patch sets tags, after the contact's update (contacts.repository.ts). An insert
+  // trigger would cost every contact write a row read, as with deliveries below.
+  [schema.contactTags, { fenced: ["update", "delete"] }],
   [schema.calendarHours],
   [schema.bookingWidgets],
   [schema.appointments],

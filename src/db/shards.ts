@@ -111,25 +111,16 @@ export const listAgencyLocations = (env: Env, onShards?: string[]) =>
     .orderBy(agencyDirectory.createdAt)
     .all();
 
-/** Moves to finish or undo: a move whose heartbeat stopped before `staleBefore`, or an old copy not yet removed. */
+/**
+ * Moves to finish or undo, quiet since before `staleBefore`: a move whose heartbeat stopped, or
+ * an old copy not yet removed since its switch (whose time the heartbeat then holds).
+ */
 export const unfinishedMoves = (env: Env, staleBefore: string) =>
   directoryDb(env)
     .select()
     .from(agencyDirectory)
-    .where(or(and(isNotNull(agencyDirectory.movingTo), lte(agencyDirectory.moveHeartbeatAt, staleBefore)), isNotNull(agencyDirectory.leftoverShard)))
+    .where(and(or(isNotNull(agencyDirectory.movingTo), isNotNull(agencyDirectory.leftoverShard)), lte(agencyDirectory.moveHeartbeatAt, staleBefore)))
     .all();
-
-/**
- * Runs `task` for each item, at most `concurrency` at a time: a Worker invocation holds at most
- * six connections open, and each D1 query in flight is one.
- */
-export async function forEachLimited<T>(items: readonly T[], concurrency: number, task: (item: T) => Promise<void>) {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) await task(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, lane));
-}
 
 /**
  * The databases of the agencies a job's messages name, each found in the directory once per

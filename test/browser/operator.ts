@@ -40,12 +40,22 @@ export interface TestAgency {
   agencyName: string;
 }
 
-/** A new agency with an owner (unique names, so tests never see each other's records). */
+/**
+ * A new agency with an owner (unique names, so tests never see each other's records), on the
+ * second shard: the dashboard then finds its agency's shard from the sign-in link and the
+ * session cookie, away from the directory's own database.
+ */
 export async function createAgencyWithOwner(request: APIRequestContext): Promise<TestAgency> {
   const suffix = randomUUID().slice(0, 8);
   const agencyName = `Browser Test Realty ${suffix}`;
   const ownerName = "Olivia Owner";
-  const { agency } = await operator(request, "POST", "/agencies", { name: agencyName, timezone: "America/New_York" }, 201);
+  const registered = await request.fetch("/admin/v1/shards/DB_EU", {
+    method: "PUT",
+    data: { region: "eu", open: true },
+    headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  expect([200, 201], await registered.text()).toContain(registered.status());
+  const { agency } = await operator(request, "POST", "/agencies", { name: agencyName, timezone: "America/New_York", shard: "DB_EU" }, 201);
   const { member } = await operator(
     request,
     "POST",

@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
-import { AgencyDatabases, forEachLimited } from "@/db/shards";
+import { AgencyDatabases } from "@/db/shards";
+import { forEachLimited } from "@/lib/for-each-limited";
 import { webhookDeliveries } from "@/db/schema";
 import type { Env } from "@/env";
 import { createLogger } from "@/lib/logger";

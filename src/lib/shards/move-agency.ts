@@ -23,7 +23,7 @@ export const MOVE_HEARTBEAT_TIMEOUT_MS = 120_000;
 export const moveMessages = {
   sameShard: (shard: string) => `The agency already lives on shard ${shard}`,
   moving: "The agency is already being moved; wait for that move to finish",
-  cleaning: "The agency's previous move is still removing its old copy; retry in a minute",
+  cleaning: "The agency's previous move is still removing its old copy; retry in a few minutes",
   failed: (shard: string, reason: string) => `The move failed and was undone; the agency stays on shard ${shard}. ${reason}`,
   verifyFailed: (table: string, source: number, copied: number) => `Verification failed: ${table} has ${source} rows on the old shard and ${copied} on the new one`,
 } as const;
@@ -35,10 +35,14 @@ export interface MoveReport {
   rows: Record<string, number>;
 }
 
-/** Every key of the agency forgets its cached shard: its next request reads the directory again. */
-async function invalidateAgencyKeys(env: Env, agencyId: string) {
+/**
+ * Every key of the agency forgets its cached shard: its next request reads the directory again.
+ * False when a gate could not be told (it then learns within its cache's minute).
+ */
+async function invalidateAgencyKeys(env: Env, agencyId: string): Promise<boolean> {
   const ids = await agencyKeyIds(env, agencyId);
-  await Promise.all(ids.map((id) => invalidateKey(env, id)));
+  const results = await Promise.allSettled(ids.map((id) => invalidateKey(env, id)));
+  return results.every((r) => r.status === "fulfilled");
 }
 
 /** Marks the agency as moving to `target`, unless a move is already under way. */
@@ -73,7 +77,7 @@ export async function moveAgency(env: Env, location: AgencyLocation, target: str
   const rows: Record<string, number> = {};
   try {
     await freezeAgency(source, agencyId, "moving", isoAt(Date.now()));
-    await invalidateAgencyKeys(env, agencyId);
+    if (!(await invalidateAgencyKeys(env, agencyId))) throw new Error("the agency's key gates could not all be told of the move");
     // Whatever an earlier, failed move left there, and the mark of an earlier move away.
     await purgeAgency(destination, agencyId, false);
     await unfreezeAgency(destination, agencyId);
@@ -89,9 +93,10 @@ export async function moveAgency(env: Env, location: AgencyLocation, target: str
       if (expected[table.name] !== copied[table.name]) throw new Error(moveMessages.verifyFailed(table.name, expected[table.name] ?? 0, copied[table.name] ?? 0));
     }
 
+    // The heartbeat now says when the switch happened (see removeOldCopy).
     const switched = await directoryDb(env)
       .update(agencyDirectory)
-      .set({ shard: target, movingTo: null, moveHeartbeatAt: null, leftoverShard: from })
+      .set({ shard: target, movingTo: null, moveHeartbeatAt: isoAt(Date.now()), leftoverShard: from })
       .where(and(eq(agencyDirectory.agencyId, agencyId), eq(agencyDirectory.shard, from), eq(agencyDirectory.movingTo, target)))
       .returning();
     if (switched.length === 0) throw new Error("the move was rolled back meanwhile (its heartbeat had stopped)");
@@ -100,12 +105,15 @@ export async function moveAgency(env: Env, location: AgencyLocation, target: str
     throw new ApiError("internal_error", moveMessages.failed(from, (error as Error).message));
   }
 
-  await invalidateAgencyKeys(env, agencyId);
-  try {
-    await freezeAgency(source, agencyId, "moved", isoAt(Date.now()));
-    await removeOldCopy(env, agencyId, from);
-  } catch {
-    // The agency lives on `target` now, whole; the cron removes the old copy (leftover_shard).
+  // The agency lives on `target` now, whole. Its old copy (still fenced) goes at once when every
+  // key's gate has heard of the switch; otherwise the cron deletes it once a gate's cache has
+  // expired, so a gate that missed the news never reads an emptied shard.
+  if (await invalidateAgencyKeys(env, agencyId)) {
+    try {
+      await removeOldCopy(env, agencyId, from);
+    } catch {
+      // Left to the cron (leftover_shard).
+    }
   }
   return { from, to: target, rows };
 }
@@ -130,14 +138,15 @@ export async function removeOldCopy(env: Env, agencyId: string, from: string) {
   await purgeAgency(shardDatabase(env, from), agencyId, true);
   await directoryDb(env)
     .update(agencyDirectory)
-    .set({ leftoverShard: null })
+    .set({ leftoverShard: null, moveHeartbeatAt: null })
     .where(and(eq(agencyDirectory.agencyId, agencyId), eq(agencyDirectory.leftoverShard, from)));
 }
 
 /**
  * The cron's part: rolls back a move whose Worker died (its heartbeat stopped), and removes the
- * old copy a finished move could not. One agency per run, so a large purge never crowds out the
- * rest of the cron's work; the next run takes the next.
+ * old copy a finished move left (two minutes after its switch: every key's gate has read the
+ * directory again by then). One agency per run, so a large purge never crowds out the rest of
+ * the cron's work; the next run takes the next.
  */
 export async function recoverMoves(env: Env, now: number): Promise<string | undefined> {
   const [move] = await unfinishedMoves(env, isoAt(now - MOVE_HEARTBEAT_TIMEOUT_MS));

@@ -1,5 +1,6 @@
 import type { ShardRegion } from "@/db/schema";
-import { agencyCounts, forEachLimited, listShards, shardBinding, shardSizeBytes, type ShardRow } from "@/db/shards";
+import { agencyCounts, listShards, shardBinding, shardSizeBytes, type ShardRow } from "@/db/shards";
+import { forEachLimited } from "@/lib/for-each-limited";
 import type { Env } from "@/env";
 import { badRequest } from "@/lib/errors";
 
