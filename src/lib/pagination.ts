@@ -77,7 +77,7 @@ export interface ListPage extends PageWindow {
  * The page a list request asks for: by `cursor` (after the previous page's last record, the
  * total carried) or by `page` (an OFFSET). `keys` is the number of sort keys of the list's order.
  */
-export async function listPage(query: PaginationQuery, binding: string, keys: number, pepper: string | undefined): Promise<ListPage> {
+export async function listPage(query: { page?: number; limit: number; cursor?: string }, binding: string, keys: number, pepper: string | undefined): Promise<ListPage> {
   const { limit, cursor } = query;
   if (cursor === undefined) {
     const page = query.page ?? 1;
