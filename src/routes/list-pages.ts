@@ -3,8 +3,16 @@ import type { KeyValue } from "@/db/list-order";
 import type { AppBindings } from "@/lib/context";
 import { listPage, pageOf, type ListPage, type PaginationQuery } from "@/lib/pagination";
 
+const PAGING = new Set(["page", "limit", "cursor"]);
+
+/** The parameters that choose a list's rows, in one spelling whatever their order in the URL. */
 const canonical = (values: Record<string, unknown>) =>
-  JSON.stringify(Object.keys(values).sort().filter((key) => values[key] !== undefined).map((key) => [key, values[key]]));
+  JSON.stringify(
+    Object.keys(values)
+      .sort()
+      .filter((key) => values[key] !== undefined && !PAGING.has(key))
+      .map((key) => [key, values[key]]),
+  );
 
 /**
  * The page a list request asks for, its cursor bound to this list (the route and its path
@@ -12,8 +20,7 @@ const canonical = (values: Record<string, unknown>) =>
  * list or of other filters is refused instead of paging the wrong rows.
  */
 export function askedPage(c: Context<AppBindings>, query: PaginationQuery, order: { size: number }): Promise<ListPage> {
-  const { page: _page, limit: _limit, cursor: _cursor, ...filters } = query as PaginationQuery & Record<string, unknown>;
-  const binding = [c.req.routePath, c.var.caller.agencyId, canonical(c.req.param()), canonical(filters)].join("\n");
+  const binding = [c.req.routePath, c.var.caller.agencyId, canonical(c.req.param()), canonical(query)].join("\n");
   return listPage(query, binding, order.size, c.env.TOKEN_PEPPER);
 }
 

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { agencyTimezone, agencyTimezoneQuery, timezoneOf } from "@/db/agency-timezone";
 import type { Db } from "@/db/client";
 import { listOrder, readListPage, type PageWindow } from "@/db/list-order";

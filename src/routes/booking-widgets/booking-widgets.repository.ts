@@ -1,4 +1,4 @@
-import { and, count, desc, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, count, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { listOrder, readListPage, type PageWindow } from "@/db/list-order";
 import { bookingWidgets, members } from "@/db/schema";

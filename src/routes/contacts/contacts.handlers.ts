@@ -1,9 +1,9 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { conflict, notFound } from "@/lib/errors";
-import { paginationOf } from "@/lib/pagination";
 import { mergeCustomFields, validateCustomFields } from "@/routes/fields/custom-fields";
 import { assertKnownPath } from "@/routes/paths/path-lookup";
+import { answeredPage, askedPage } from "@/routes/list-pages";
 import { recordPathEvent } from "@/routes/paths/path-events.repository";
 import * as repo from "./contacts.repository";
 import type * as routes from "./contacts.routes";
@@ -14,12 +14,12 @@ type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], A
 const contactBody = (row: repo.ContactRow) => ({ success: true as const, contact: repo.toPublicContact(row) });
 
 export const listContacts: Handler<"listContacts"> = async (c) => {
-  const { page, limit, q, tag, source, deleted } = c.req.valid("query");
-  const { rows, total } = await repo.listContacts(c.var.db, c.var.caller.agencyId, { q, tag, source, deleted }, { page, limit });
-  return c.json(
-    { success: true as const, contacts: rows.map(repo.toPublicContact), pagination: paginationOf({ page, limit }, total) },
-    200,
-  );
+  const query = c.req.valid("query");
+  const asked = await askedPage(c, query, repo.contactOrder);
+  const filters = { q: query.q, tag: query.tag, source: query.source, deleted: query.deleted };
+  const found = await repo.listContacts(c.var.db, c.var.caller.agencyId, filters, asked);
+  const { rows, pagination } = await answeredPage(c, asked, found, repo.contactOrder.keysOf);
+  return c.json({ success: true as const, contacts: rows.map(repo.toPublicContact), pagination }, 200);
 };
 
 export const createContact: Handler<"createContact"> = async (c) => {

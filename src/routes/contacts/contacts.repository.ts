@@ -1,11 +1,11 @@
 import { and, asc, count, desc, eq, exists, getTableColumns, isNotNull, isNull, ne, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { QueryBuilder } from "drizzle-orm/sqlite-core";
 import type { Db } from "@/db/client";
+import { listOrder, type PageWindow } from "@/db/list-order";
 import { writeWithEvent } from "@/db/write-with-event";
 import { contacts, contactTags } from "@/db/schema";
 import { conflict, type ApiError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
-import { offsetOf, type Pagination } from "@/lib/pagination";
 import { eventStatement, type EventType } from "@/lib/events";
 import { nowIso } from "@/lib/time";
 import type { CustomFieldsInput } from "@/routes/fields/custom-fields";
@@ -127,6 +127,11 @@ export interface ContactFilters {
 }
 
 type ContactListShape = `${"q" | ""}/${"tag" | ""}/${"source" | ""}/${"live" | "deleted"}`;
+/** A list's shape and whether its page starts after a cursor. */
+type ContactPageShape = `${ContactListShape}/${"after" | ""}`;
+
+/** Newest first, the id on ties. */
+export const contactOrder = listOrder("desc", { createdAt: contacts.createdAt, id: contacts.id });
 type ContactListValues = { agencyId: string; match?: string; tag?: string; source?: string };
 
 /**
@@ -140,8 +145,8 @@ type ContactListValues = { agencyId: string; match?: string; tag?: string; sourc
  * `id IN (subquery)` instead it preferred walking contacts_agency_created_idx in order and
  * probing the subquery's results, which reads every contact of the agency.
  */
-function contactList(qb: QueryBuilder, shape: ContactListShape) {
-  const [q, tag, source, state] = shape.split("/");
+function contactList(qb: QueryBuilder, shape: ContactPageShape) {
+  const [q, tag, source, state, after] = shape.split("/");
   const where = and(
     eq(contacts.agencyId, sql.placeholder("agencyId")),
     state === "deleted" ? isNotNull(contacts.deletedAt) : isNull(contacts.deletedAt),
@@ -168,12 +173,15 @@ function contactList(qb: QueryBuilder, shape: ContactListShape) {
     };
   }
   const columns = getTableColumns(contacts);
-  const rows = driver
-    ? qb.select(columns).from(driver.table).crossJoin(contacts).where(and(driver.where, where))
-    : qb.select(columns).from(contacts).where(where);
+  const rows = (more?: SQL) =>
+    driver
+      ? qb.select(columns).from(driver.table).crossJoin(contacts).where(and(driver.where, where, more))
+      : qb.select(columns).from(contacts).where(and(where, more));
   return {
-    // Newest first; rowid breaks ties between contacts created in the same millisecond.
-    page: rows.orderBy(desc(contacts.createdAt), desc(sql`${contacts}.rowid`)).limit(sql.placeholder("limit")).offset(sql.placeholder("offset")),
+    page: rows(after ? contactOrder.placeholders() : undefined)
+      .orderBy(...contactOrder.orderBy)
+      .limit(sql.placeholder("read"))
+      .offset(sql.placeholder("offset")),
     // Without filters the total is the maintained count (record_counts), not a count of the agency.
     total:
       !q && !tag && !source
@@ -183,19 +191,23 @@ function contactList(qb: QueryBuilder, shape: ContactListShape) {
           : qb.select({ total: countAll() }).from(contacts).where(where),
   };
 }
-const contactPage = compiledQuery<ContactListValues & { limit: number; offset: number }, ContactListShape>((qb, shape) => contactList(qb, shape).page);
-const contactCount = compiledQuery<ContactListValues, ContactListShape>((qb, shape) => contactList(qb, shape).total);
+const contactPage = compiledQuery<ContactListValues & { read: number; offset: number }, ContactPageShape>((qb, shape) => contactList(qb, shape).page);
+const contactCount = compiledQuery<ContactListValues, ContactPageShape>((qb, shape) => contactList(qb, shape).total);
 
-/** The page and count queries of a list, or undefined when q cannot match anything. */
-export function listContactsQueries(agencyId: string, filters: ContactFilters, page: Pagination) {
+/** The page and count queries of a list (the count a number when the page knows it), or undefined when q cannot match anything. */
+export function listContactsQueries(agencyId: string, filters: ContactFilters, page: PageWindow) {
   const match = filters.q ? contactSearchMatch(agencyId, filters.q) : undefined;
   if (filters.q && match === undefined) return undefined;
   const shape: ContactListShape = `${match !== undefined ? "q" : ""}/${filters.tag !== undefined ? "tag" : ""}/${filters.source !== undefined ? "source" : ""}/${filters.deleted ? "deleted" : "live"}`;
   const values = { agencyId, match, tag: filters.tag, source: filters.source };
-  return { page: contactPage({ ...values, limit: page.limit, offset: offsetOf(page) }, shape), total: contactCount(values, shape) };
+  const after = page.after ? contactOrder.bind(page.after) : {};
+  return {
+    page: contactPage({ ...values, ...after, read: page.read, offset: page.offset }, `${shape}/${page.after ? "after" : ""}`),
+    total: page.total ?? contactCount(values, `${shape}/`),
+  };
 }
 
-export async function listContacts(db: Db, agencyId: string, filters: ContactFilters, page: Pagination) {
+export async function listContacts(db: Db, agencyId: string, filters: ContactFilters, page: PageWindow) {
   // A q without a letter or digit matches nothing: answer without reading anything.
   const queries = listContactsQueries(agencyId, filters, page);
   if (!queries) return { rows: [], total: 0 };

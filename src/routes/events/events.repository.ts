@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte, lt, sql } from "drizzle-orm";
+import { and, count, eq, gte, lt } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { listOrder, readListPage, type PageWindow } from "@/db/list-order";
 import { events } from "@/db/schema";

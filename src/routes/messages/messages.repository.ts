@@ -1,4 +1,4 @@
-import { and, count, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, count, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { listOrder, readListPage, type PageWindow } from "@/db/list-order";
 import { writeWithEvent } from "@/db/write-with-event";

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gt, lte, sql } from "drizzle-orm";
+import { and, count, eq, gt, lte } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { listOrder, readListPage, type PageWindow } from "@/db/list-order";
 import { invites } from "@/db/schema";

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNotNull, ne, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, ne, sql, type SQL } from "drizzle-orm";
 import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import type { Db } from "@/db/client";
 import { listOrder, type PageWindow } from "@/db/list-order";
