@@ -3,7 +3,7 @@ import { countInt, instantString, uuidString } from "@/lib/bounded";
 import { queryBoolean } from "@/lib/query";
 import { uuidField, uuidParam } from "@/lib/ids";
 import { documentedNullable } from "@/lib/openapi";
-import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
 import { e164String, phoneField } from "@/lib/phone";
 
 export const MAX_TAGS = 50;
@@ -93,7 +93,7 @@ export const ContactResponse = z
 export const ContactListResponse = z
   .object({ success: z.literal(true), contacts: z.array(Contact).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("ContactListResponse", {
-    example: { success: true, contacts: [contactExample], pagination: { page: 1, limit: 20, total: 1 } },
+    example: { success: true, contacts: [contactExample], pagination: singlePageExample },
   });
 
 export const ContactTagsResponse = z
