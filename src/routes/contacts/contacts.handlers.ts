@@ -16,7 +16,7 @@ const contactBody = (row: repo.ContactRow) => ({ success: true as const, contact
 export const listContacts: Handler<"listContacts"> = async (c) => {
   const query = c.req.valid("query");
   const asked = await askedPage(c, query, repo.contactOrder);
-  const filters = { q: query.q, tag: query.tag, source: query.source, deleted: query.deleted };
+  const filters = { q: query.q, tag: query.tag, source: query.source, externalId: query.external_id, deleted: query.deleted };
   const found = await repo.listContacts(c.var.db, c.var.caller.agencyId, filters, asked);
   const { rows, pagination } = await answeredPage(c, asked, found, repo.contactOrder.keysOf);
   return c.json({ success: true as const, contacts: rows.map(repo.toPublicContact), pagination }, 200);
@@ -37,6 +37,7 @@ export const createContact: Handler<"createContact"> = async (c) => {
     source: body.source ?? null,
     pathId: body.path_uuid ?? null,
     customFields,
+    externalId: body.external_id ?? null,
   });
   if (contact.pathId) await recordPathEvent(db, agencyId, { pathId: contact.pathId, type: "lead", contactId: contact.id });
   return c.json(contactBody(contact), 201);
@@ -77,6 +78,7 @@ export const updateContact: Handler<"updateContact"> = async (c) => {
     source: body.source,
     pathId: body.path_uuid,
     customFields,
+    externalId: body.external_id,
   });
   if (!updated) throw notFound(contactMessages.notFound);
   return c.json(contactBody(updated), 200);

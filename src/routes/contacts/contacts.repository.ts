@@ -27,6 +27,7 @@ export const toPublicContact = (c: ContactRow) => ({
   source: c.source,
   path_uuid: c.pathId,
   custom_fields: c.customFields,
+  external_id: c.externalId,
   created_at: c.createdAt,
   updated_at: c.updatedAt,
   deleted_at: c.deletedAt,
@@ -57,32 +58,40 @@ const syncTags = (db: Db, agencyId: string, contactId: string) =>
       .onConflictDoNothing(),
   ] as const;
 
+/** The values unique among an agency's live contacts: a contact can be found by each. */
+export const contactKeys = ["external_id", "email", "phone"] as const;
+export type ContactKey = (typeof contactKeys)[number];
+export const keyColumn = { external_id: contacts.externalId, email: contacts.email, phone: contacts.phone } as const;
+const keyProperty = { external_id: "externalId", email: "email", phone: "phone" } as const;
+
 /**
- * The live contact holding this email, else the one holding this phone (both are unique among
- * live contacts), other than `exceptId`; `matched` says which value it holds.
+ * The live contact holding this external_id, else this email, else this phone (each unique
+ * among live contacts), other than `exceptId`; `matched` says which value it holds.
  */
 async function findLiveHolder(
   db: Db,
   agencyId: string,
-  by: { email?: string | null; phone?: string | null },
+  by: { externalId?: string | null; email?: string | null; phone?: string | null },
   exceptId?: string,
-): Promise<{ contact: ContactRow; matched: "email" | "phone" } | undefined> {
-  const holding = (column: typeof contacts.email | typeof contacts.phone, value: string) =>
+): Promise<{ contact: ContactRow; matched: ContactKey } | undefined> {
+  const holding = (column: (typeof keyColumn)[ContactKey], value: string) =>
     db
       .select()
       .from(contacts)
       .where(and(eq(contacts.agencyId, agencyId), isNull(contacts.deletedAt), eq(column, value), exceptId ? ne(contacts.id, exceptId) : undefined))
       .get();
-  if (by.email) {
-    const contact = await holding(contacts.email, by.email);
-    if (contact) return { contact, matched: "email" };
-  }
-  if (by.phone) {
-    const contact = await holding(contacts.phone, by.phone);
-    if (contact) return { contact, matched: "phone" };
+  for (const key of contactKeys) {
+    const value = by[keyProperty[key]];
+    if (!value) continue;
+    const contact = await holding(keyColumn[key], value);
+    if (contact) return { contact, matched: key };
   }
   return undefined;
 }
+
+/** The 409 of a value another live contact holds, naming that contact. */
+export const duplicateMessage = (key: ContactKey, holderId: string) =>
+  key === "email" ? contactMessages.duplicateEmail(holderId) : key === "phone" ? contactMessages.duplicatePhone(holderId) : contactMessages.duplicateExternalId(holderId);
 
 /**
  * The live contact a booking should reuse: the one with this email, else the one with this
@@ -98,13 +107,12 @@ export const findLiveContact = async (db: Db, agencyId: string, by: { email?: st
 async function duplicateError(
   db: Db,
   agencyId: string,
-  values: { email?: string | null; phone?: string | null },
+  values: { externalId?: string | null; email?: string | null; phone?: string | null },
   exceptId?: string,
 ): Promise<ApiError> {
   const holder = await findLiveHolder(db, agencyId, values, exceptId);
-  if (holder?.matched === "email") return conflict(contactMessages.duplicateEmail(holder.contact.id));
-  if (holder?.matched === "phone") return conflict(contactMessages.duplicatePhone(holder.contact.id));
-  return conflict("A contact with this email or phone already exists");
+  if (holder) return conflict(duplicateMessage(holder.matched, holder.contact.id));
+  return conflict("A contact with this external_id, email or phone already exists");
 }
 
 const decodeContacts = rowDecoder(contacts);
@@ -123,16 +131,17 @@ export interface ContactFilters {
   q?: string;
   tag?: string;
   source?: string;
+  externalId?: string;
   deleted: boolean;
 }
 
-type ContactListShape = `${"q" | ""}/${"tag" | ""}/${"source" | ""}/${"live" | "deleted"}`;
+type ContactListShape = `${"q" | ""}/${"tag" | ""}/${"source" | ""}/${"external" | ""}/${"live" | "deleted"}`;
 /** A list's shape and whether its page starts after a cursor. */
 type ContactPageShape = `${ContactListShape}/${"after" | ""}`;
 
 /** Newest first, the id on ties. */
 export const contactOrder = listOrder("desc", { createdAt: contacts.createdAt, id: contacts.id });
-type ContactListValues = { agencyId: string; match?: string; tag?: string; source?: string };
+type ContactListValues = { agencyId: string; match?: string; tag?: string; source?: string; externalId?: string };
 
 /**
  * One page of the agency's contacts and the number of matches, for one shape of filters. Each
@@ -146,11 +155,13 @@ type ContactListValues = { agencyId: string; match?: string; tag?: string; sourc
  * probing the subquery's results, which reads every contact of the agency.
  */
 function contactList(qb: QueryBuilder, shape: ContactPageShape) {
-  const [q, tag, source, state, after] = shape.split("/");
+  const [q, tag, source, external, state, after] = shape.split("/");
   const where = and(
     eq(contacts.agencyId, sql.placeholder("agencyId")),
     state === "deleted" ? isNotNull(contacts.deletedAt) : isNull(contacts.deletedAt),
     source ? eq(contacts.source, sql.placeholder("source")) : undefined,
+    // Live contacts by external_id: one probe of its partial unique index.
+    external ? eq(contacts.externalId, sql.placeholder("externalId")) : undefined,
   );
   // The index the query is driven from, and how its rows meet contacts.
   let driver: { table: typeof contactsFts | typeof contactTags; where: SQL | undefined } | undefined;
@@ -184,7 +195,7 @@ function contactList(qb: QueryBuilder, shape: ContactPageShape) {
       .offset(sql.placeholder("offset")),
     // Without filters the total is the maintained count (record_counts), not a count of the agency.
     total:
-      !q && !tag && !source
+      !q && !tag && !source && !external
         ? maintainedCount(qb, state === "deleted" ? "contacts.deleted" : "contacts.live")
         : driver
           ? qb.select({ total: countAll() }).from(driver.table).crossJoin(contacts).where(and(driver.where, where))
@@ -198,8 +209,8 @@ const contactCount = compiledQuery<ContactListValues, ContactPageShape>((qb, sha
 export function listContactsQueries(agencyId: string, filters: ContactFilters, page: PageWindow) {
   const match = filters.q ? contactSearchMatch(agencyId, filters.q) : undefined;
   if (filters.q && match === undefined) return undefined;
-  const shape: ContactListShape = `${match !== undefined ? "q" : ""}/${filters.tag !== undefined ? "tag" : ""}/${filters.source !== undefined ? "source" : ""}/${filters.deleted ? "deleted" : "live"}`;
-  const values = { agencyId, match, tag: filters.tag, source: filters.source };
+  const shape: ContactListShape = `${match !== undefined ? "q" : ""}/${filters.tag !== undefined ? "tag" : ""}/${filters.source !== undefined ? "source" : ""}/${filters.externalId !== undefined ? "external" : ""}/${filters.deleted ? "deleted" : "live"}`;
+  const values = { agencyId, match, tag: filters.tag, source: filters.source, externalId: filters.externalId };
   const after = page.after ? contactOrder.bind(page.after) : {};
   return {
     page: contactPage({ ...values, ...after, read: page.read, offset: page.offset }, `${shape}/${page.after ? "after" : ""}`),
@@ -227,6 +238,7 @@ export interface NewContact {
   source: string | null;
   pathId: string | null;
   customFields: Record<string, unknown>;
+  externalId: string | null;
 }
 
 /**
@@ -255,6 +267,7 @@ export interface ContactPatch {
   pathId?: string | null;
   /** Merged into the stored values; `null` removes a key. */
   customFields?: CustomFieldsInput;
+  externalId?: string | null;
 }
 
 /**

@@ -12,6 +12,7 @@ export const MAX_SOURCE_LENGTH = 100;
 export const MAX_NAME_LENGTH = 100;
 /** The longest address SMTP can deliver to (RFC 5321: a 256-octet path less its angle brackets). */
 export const MAX_EMAIL_LENGTH = 254;
+export const MAX_EXTERNAL_ID_LENGTH = 255;
 /**
  * `GET /contacts/tags` and `GET /contacts/sources` list at most this many values, the most used
  * first: enough for any tagging scheme a person reads, and one bounded response however many
@@ -33,6 +34,8 @@ export const contactMessages = {
   customFieldsType: "custom_fields must be an object of field keys to values",
   duplicateEmail: (uuid: string) => `A contact with this email already exists: ${uuid}`,
   duplicatePhone: (uuid: string) => `A contact with this phone already exists: ${uuid}`,
+  duplicateExternalId: (uuid: string) => `A contact with this external_id already exists: ${uuid}`,
+  externalId: `external_id must be 1 to ${MAX_EXTERNAL_ID_LENGTH} characters`,
   notDeleted: "Contact is not deleted",
 } as const;
 
@@ -49,6 +52,7 @@ const contactExample = {
   source: "Zillow",
   path_uuid: pathExampleUuid,
   custom_fields: { lead_stage: "qualified", budget: 450000 },
+  external_id: "crm-10442",
   created_at: "2026-11-20T14:05:00.000Z",
   updated_at: "2026-11-21T09:30:00.000Z",
   deleted_at: null,
@@ -78,6 +82,11 @@ export const Contact = z
     custom_fields: z
       .record(z.string(), z.unknown())
       .openapi({ description: "Values of the agency's custom fields, by field key (see `GET /fields`)." }),
+    external_id: z
+      .string()
+      .max(MAX_EXTERNAL_ID_LENGTH)
+      .nullable()
+      .openapi({ description: "Your own id for the contact (your CRM's); unique among live contacts, null when not set." }),
     created_at: instantString(),
     updated_at: instantString(),
     deleted_at: instantString()
@@ -157,6 +166,13 @@ export const ListContactsQuery = paginationQuery.extend({
     .max(MAX_SOURCE_LENGTH, contactMessages.source)
     .optional()
     .openapi({ param: { name: "source", in: "query" }, description: "Only contacts with exactly this source (case-sensitive).", example: "Zillow" }),
+  external_id: z
+    .string()
+    .trim()
+    .min(1, contactMessages.externalId)
+    .max(MAX_EXTERNAL_ID_LENGTH, contactMessages.externalId)
+    .optional()
+    .openapi({ param: { name: "external_id", in: "query" }, description: "Only the contact with exactly this external_id.", example: "crm-10442" }),
   deleted: queryBoolean("deleted", "`true` lists soft-deleted contacts (which can be restored) instead of live ones. Default `false`.", false),
 });
 
@@ -207,6 +223,16 @@ const sourceField = z
   .max(MAX_SOURCE_LENGTH, contactMessages.source)
   .openapi({ description: `Where the contact came from, 1 to ${MAX_SOURCE_LENGTH} characters.`, example: "Zillow" });
 
+const externalIdField = z
+  .string({ error: "external_id must be a string" })
+  .trim()
+  .min(1, contactMessages.externalId)
+  .max(MAX_EXTERNAL_ID_LENGTH, contactMessages.externalId)
+  .openapi({
+    description: `Your own id for the contact, 1 to ${MAX_EXTERNAL_ID_LENGTH} characters (trimmed, case kept); unique among your live contacts, so a clash is 409 naming the contact that holds it.`,
+    example: "crm-10442",
+  });
+
 const pathField = uuidField("path_uuid")
   .transform((id) => id.toLowerCase())
   .openapi({ type: "string", format: "uuid", description: "A path of your agency; an unknown one is 400 `Unknown path_uuid`.", example: pathExampleUuid });
@@ -231,6 +257,7 @@ export const CreateContactBody = z
     source: sourceField.nullish(),
     path_uuid: pathField.nullish().openapi(documentedNullable),
     custom_fields: customFieldsField(false).optional(),
+    external_id: externalIdField.nullish().openapi(documentedNullable),
   })
   .openapi("CreateContactRequest", {
     example: {
@@ -242,6 +269,7 @@ export const CreateContactBody = z
       source: "Zillow",
       path_uuid: pathExampleUuid,
       custom_fields: { lead_stage: "qualified", budget: 450000 },
+      external_id: "crm-10442",
     },
   });
 
@@ -255,6 +283,7 @@ export const UpdateContactBody = z
     source: sourceField.nullable().optional(),
     path_uuid: pathField.nullable().optional().openapi(documentedNullable),
     custom_fields: customFieldsField(true).optional(),
+    external_id: externalIdField.nullable().optional().openapi(documentedNullable),
   })
   .openapi("UpdateContactRequest", {
     example: { last_name: "King", tags: ["buyer"], custom_fields: { lead_stage: "won", budget: null } },
