@@ -5,6 +5,7 @@ import { mergeCustomFields, validateCustomFields } from "@/routes/fields/custom-
 import { assertKnownPath } from "@/routes/paths/path-lookup";
 import { answeredPage, askedPage } from "@/routes/list-pages";
 import { recordPathEvent } from "@/routes/paths/path-events.repository";
+import { upsertContacts } from "./contacts-bulk";
 import * as repo from "./contacts.repository";
 import type * as routes from "./contacts.routes";
 import { contactMessages } from "./contacts.schemas";
@@ -99,4 +100,9 @@ export const restoreContact: Handler<"restoreContact"> = async (c) => {
   const restored = await repo.restoreContact(db, agencyId, contact);
   if (!restored) throw conflict(contactMessages.notDeleted);
   return c.json(contactBody(restored), 200);
+};
+
+export const bulkUpsertContacts: Handler<"bulkUpsertContacts"> = async (c) => {
+  const results = await upsertContacts(c.var.db, c.var.caller.agencyId, c.req.valid("json").contacts);
+  return c.json({ success: true as const, results }, 200);
 };

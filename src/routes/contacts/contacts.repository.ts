@@ -1,4 +1,5 @@
 import { and, asc, count, desc, eq, exists, getTableColumns, isNotNull, isNull, ne, sql, type Placeholder, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { QueryBuilder } from "drizzle-orm/sqlite-core";
 import type { Db } from "@/db/client";
 import { listOrder, type PageWindow } from "@/db/list-order";
@@ -13,7 +14,7 @@ import { isUniqueViolation } from "@/lib/db-errors";
 import { maintainedCount } from "@/db/record-counts";
 import { compiledQuery, countAll, readPage, readRows, rowDecoder } from "@/db/compiled-query";
 import { contactSearchMatch, contactsFts } from "./contact-search";
-import { MAX_LISTED_SOURCES, MAX_LISTED_TAGS, contactMessages } from "./contacts.schemas";
+import { contactKeys, MAX_LISTED_SOURCES, MAX_LISTED_TAGS, contactMessages, type ContactKey } from "./contacts.schemas";
 
 export type ContactRow = typeof contacts.$inferSelect;
 
@@ -58,11 +59,8 @@ const syncTags = (db: Db, agencyId: string, contactId: string) =>
       .onConflictDoNothing(),
   ] as const;
 
-/** The values unique among an agency's live contacts: a contact can be found by each. */
-export const contactKeys = ["external_id", "email", "phone"] as const;
-export type ContactKey = (typeof contactKeys)[number];
 export const keyColumn = { external_id: contacts.externalId, email: contacts.email, phone: contacts.phone } as const;
-const keyProperty = { external_id: "externalId", email: "email", phone: "phone" } as const;
+export const keyProperty = { external_id: "externalId", email: "email", phone: "phone" } as const;
 
 /**
  * The live contact holding this external_id, else this email, else this phone (each unique
@@ -104,7 +102,7 @@ export const findLiveContact = async (db: Db, agencyId: string, by: { email?: st
  * The unique indexes said "taken" (a concurrent create may have won); find who holds the
  * email or phone so the 409 can name it.
  */
-async function duplicateError(
+export async function duplicateError(
   db: Db,
   agencyId: string,
   values: { externalId?: string | null; email?: string | null; phone?: string | null },
@@ -246,16 +244,28 @@ export interface NewContact {
  * two concurrent creates with one email exactly one insert succeeds; the loser is a 409.
  */
 export async function createContact(db: Db, agencyId: string, input: NewContact) {
-  const now = nowIso();
-  const row: ContactRow = { id: newId(), agencyId, ...input, createdAt: now, updatedAt: now, deletedAt: null };
+  const row = newContactRow(agencyId, input);
   try {
-    await db.batch([db.insert(contacts).values(row), ...syncTags(db, agencyId, row.id), contactEvent(db, agencyId, row.id, "contact.created")]);
+    await db.batch(contactInsert(db, row));
   } catch (error) {
     if (isUniqueViolation(error)) throw await duplicateError(db, agencyId, input);
     throw error;
   }
   return row;
 }
+
+export const newContactRow = (agencyId: string, input: NewContact): ContactRow => {
+  const now = nowIso();
+  return { id: newId(), agencyId, ...input, createdAt: now, updatedAt: now, deletedAt: null };
+};
+
+/** The statements that create a contact: its row, its tags' mirror and its `contact.created` event. */
+export const contactInsert = (db: Db, row: ContactRow) =>
+  [
+    db.insert(contacts).values(row),
+    ...(row.tags.length > 0 ? syncTags(db, row.agencyId, row.id).slice(1) : []),
+    contactEvent(db, row.agencyId, row.id, "contact.created"),
+  ] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
 
 export interface ContactPatch {
   firstName?: string;
@@ -276,21 +286,29 @@ export interface ContactPatch {
  * Returns undefined when the contact is not live (any more).
  */
 export async function updateContact(db: Db, agencyId: string, contactId: string, patch: ContactPatch) {
+  const [update, ...rest] = contactUpdate(db, agencyId, contactId, patch);
+  try {
+    const [updated] = await db.batch([update.returning(), ...rest]);
+    return updated[0];
+  } catch (error) {
+    if (isUniqueViolation(error)) throw await duplicateError(db, agencyId, patch, contactId);
+    throw error;
+  }
+}
+
+/** The statements of a PATCH of a live contact: the update, its `contact.updated` event (when it changed) and the tags' mirror. */
+export function contactUpdate(db: Db, agencyId: string, contactId: string, patch: ContactPatch) {
   const { customFields, ...columns } = patch;
   const set = {
     ...columns,
     ...(customFields !== undefined ? { customFields: sql`json_patch(${contacts.customFields}, ${JSON.stringify(customFields)})` } : {}),
     updatedAt: nowIso(),
   };
-  const update = db.update(contacts).set(set).where(liveContactWhere(agencyId, contactId)).returning();
-  const event = contactEvent(db, agencyId, contactId, "contact.updated", { ifChanged: true });
-  try {
-    const [updated] = await db.batch([update, event, ...(patch.tags === undefined ? [] : syncTags(db, agencyId, contactId))]);
-    return updated[0];
-  } catch (error) {
-    if (isUniqueViolation(error)) throw await duplicateError(db, agencyId, patch, contactId);
-    throw error;
-  }
+  return [
+    db.update(contacts).set(set).where(liveContactWhere(agencyId, contactId)),
+    contactEvent(db, agencyId, contactId, "contact.updated", { ifChanged: true }),
+    ...(patch.tags === undefined ? [] : syncTags(db, agencyId, contactId)),
+  ] as const;
 }
 
 export async function softDeleteContact(db: Db, agencyId: string, contactId: string) {

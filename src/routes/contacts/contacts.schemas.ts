@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { countInt, instantString, uuidString } from "@/lib/bounded";
+import { boundedInt, countInt, instantString, uuidString } from "@/lib/bounded";
 import { queryBoolean } from "@/lib/query";
 import { uuidField, uuidParam } from "@/lib/ids";
 import { documentedNullable } from "@/lib/openapi";
@@ -21,6 +21,13 @@ export const MAX_EXTERNAL_ID_LENGTH = 255;
 export const MAX_LISTED_TAGS = 1000;
 export const MAX_LISTED_SOURCES = 1000;
 
+/** The values unique among an agency's live contacts, in the order a match looks for them. */
+export const contactKeys = ["external_id", "email", "phone"] as const;
+export type ContactKey = (typeof contactKeys)[number];
+
+/** Contacts in one `POST /contacts/bulk`. */
+export const MAX_BULK_CONTACTS = 100;
+
 export const contactMessages = {
   notFound: "Contact not found",
   namesRequired: "first_name and last_name are required",
@@ -37,6 +44,9 @@ export const contactMessages = {
   duplicateExternalId: (uuid: string) => `A contact with this external_id already exists: ${uuid}`,
   externalId: `external_id must be 1 to ${MAX_EXTERNAL_ID_LENGTH} characters`,
   notDeleted: "Contact is not deleted",
+  bulkSize: `contacts must be an array of 1 to ${MAX_BULK_CONTACTS} contacts`,
+  matchOn: "match_on must be one of: external_id, email, phone",
+  matchOnMissing: (key: ContactKey) => `match_on is ${key}, but the contact has no ${key}`,
 } as const;
 
 const exampleUuid = "5d2f8a10-3c4b-4e7a-9f1d-8c6b5a4e3d21";
@@ -287,4 +297,67 @@ export const UpdateContactBody = z
   })
   .openapi("UpdateContactRequest", {
     example: { last_name: "King", tags: ["buyer"], custom_fields: { lead_stage: "won", budget: null } },
+  });
+
+export const BulkContactItem = CreateContactBody.extend({
+  match_on: z.enum(contactKeys, { error: contactMessages.matchOn }).optional().openapi({
+    description:
+      "Which value finds the contact to update: `external_id`, `email` or `phone`. Default: the first of those the item has. " +
+      "An item with none of them is always created.",
+    example: "external_id",
+  }),
+}).openapi("BulkContactItem", {
+  description: "A contact as `POST /contacts` takes it, plus `match_on`. When it matches a live contact, the fields sent replace that contact's (custom_fields are merged, `null` removes a key) and fields not sent are kept.",
+  example: { first_name: "Ada", last_name: "Lovelace", email: "ada@example.com", external_id: "crm-10442", tags: ["buyer"], match_on: "external_id" },
+});
+
+export const BulkContactsBody = z
+  .strictObject({
+    contacts: z
+      // Each item is checked on its own (one bad item fails only itself); the document shows BulkContactItem.
+      .array(z.unknown().openapi({ $ref: "#/components/schemas/BulkContactItem" } as object))
+      .min(1, contactMessages.bulkSize)
+      .max(MAX_BULK_CONTACTS, contactMessages.bulkSize)
+      .openapi({ description: `1 to ${MAX_BULK_CONTACTS} contacts, applied in order.` }),
+  })
+  .openapi("BulkContactsRequest", {
+    example: {
+      contacts: [
+        { first_name: "Ada", last_name: "Lovelace", email: "ada@example.com", external_id: "crm-10442" },
+        { first_name: "Grace", last_name: "Hopper", phone: "+12125550199", external_id: "crm-10443", tags: ["vip"] },
+      ],
+    },
+  });
+
+export const bulkStatuses = ["created", "updated", "unchanged", "error"] as const;
+
+export const BulkContactResult = z
+  .object({
+    index: boundedInt(0, MAX_BULK_CONTACTS - 1).openapi({ description: "The item's position in `contacts`, from 0." }),
+    status: z.enum(bulkStatuses).openapi({
+      description: "`created`, `updated`, `unchanged` (it matched a contact that already had these values: nothing written) or `error`.",
+    }),
+    contact_uuid: uuidString().nullable().openapi({ description: "The contact created, updated or matched; null for an error." }),
+    error: z
+      .string()
+      .max(1000)
+      .nullable()
+      .openapi({ description: "What was wrong, in the words `POST /contacts` and `PATCH /contacts/{contact_uuid}` use; null unless `status` is `error`." }),
+    code: z
+      .enum(["validation_error", "conflict"])
+      .nullable()
+      .openapi({ description: "`validation_error` (the item is invalid) or `conflict` (another contact holds its external_id, email or phone); null unless `status` is `error`." }),
+  })
+  .openapi("BulkContactResult");
+
+export const BulkContactsResponse = z
+  .object({ success: z.literal(true), results: z.array(BulkContactResult).max(MAX_BULK_CONTACTS) })
+  .openapi("BulkContactsResponse", {
+    example: {
+      success: true,
+      results: [
+        { index: 0, status: "created", contact_uuid: exampleUuid, error: null, code: null },
+        { index: 1, status: "error", contact_uuid: null, error: "A contact with this phone already exists: 0c9e2f4a-6b1d-4e3f-8a7c-5d2b1e0f9a83", code: "conflict" },
+      ],
+    },
   });
