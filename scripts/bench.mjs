@@ -14,6 +14,7 @@ import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import { FEW_REQUESTS, alternate, measure, metrics } from "./bench/measure.mjs";
+import { BULK_ITEMS, measureBulk, measureDeepPages } from "./bench/lists.mjs";
 import { SEARCH, seedBenchmark } from "./bench/seed.mjs";
 import { measureCronSlope } from "./bench/cron-slope.mjs";
 import { measureStorage } from "./bench/storage.mjs";
@@ -403,6 +404,13 @@ async function main() {
       }
     }
 
+    // Before the webhooks: their endpoint would also receive the bulk scenario's events.
+    const side = { rounds: ROUNDS, warmup: AB_WARMUP, seconds: AB_SECONDS, connections: CONNECTIONS, log };
+    results.lists = {
+      deep: await measureDeepPages(current.base, agencies[agencies.length - 1], side),
+      bulk: await measureBulk(current.base, agencies[0], side),
+    };
+
     log(`webhook delivery: ${WEBHOOK_EVENTS} contact.created events to a loopback receiver`);
     results.webhooks = await webhookThroughput(current.base, agencies[0]);
     if (baseline) {
@@ -508,6 +516,19 @@ function budgets(results) {
       ok: results.webhooks.delivered === results.webhooks.events,
     },
     ...cronBudgets(results),
+    ...listBudgets(results),
+  ];
+}
+
+/** A cursor page costs what the first page costs, at any depth (issue 20). */
+function listBudgets(results) {
+  const deep = results.lists?.deep;
+  if (!deep) return [];
+  const { first, cursor } = deep.sides;
+  const at = `depth ${thousands(deep.depth)} of ${thousands(deep.total)}`;
+  return [
+    { budget: `rows read by cursor at ${at} <= 1.2x the first page`, value: `${cursor.rowsRead} vs ${first.rowsRead}`, ok: cursor.rowsRead <= 1.2 * first.rowsRead },
+    { budget: `p99 by cursor at ${at} <= 1.2x the first page`, value: `${cursor.p99} vs ${first.p99} ms`, ok: cursor.p99 <= 1.2 * Math.max(first.p99, 1) },
   ];
 }
 
@@ -554,6 +575,7 @@ function print(results) {
   console.log(`\nwebhooks: ${webhookLine(w)}`);
   console.log(`\nbundle: ${results.bundle.rawKiB} KiB raw, ${results.bundle.gzipKiB} KiB gzipped\n`);
   printScaling(results);
+  printLists(results);
 
   const base = results.baseline;
   if (base) printBeforeAfter(results, base, webhookLine);
@@ -567,6 +589,32 @@ function print(results) {
   }
   const { start, end } = results.loadAverage;
   console.log(`\nwritten to .bench/results.json (${results.elapsedSeconds} s; load average 1/5/15 min ${start.join(" ")} at the start, ${end.join(" ")} at the end)`);
+}
+
+/** Deep pages and bulk upsert (README, Paging, syncing and bulk upsert). */
+function printLists(results) {
+  const { deep, bulk } = results.lists ?? {};
+  if (deep) {
+    console.log(`the last page of ${thousands(deep.total)} contacts (depth ${thousands(deep.depth)}) by cursor and by page number, against the first page; medians of ${deep.sides.first.rounds.length} rounds side by side:`);
+    const header = `${pad("request", 52)}${padL("req/s", 8)}${padL("p50 ms", 8)}${padL("p99 ms", 8)}${padL("rows read", 11)}${padL("D1 trips", 10)}`;
+    console.log(`${header}
+${"-".repeat(header.length)}`);
+    for (const s of Object.values(deep.sides)) {
+      console.log(`${pad(s.name, 52)}${padL(s.rps, 8)}${padL(latency(s, "p50"), 8)}${padL(latency(s, "p99"), 8)}${padL(s.rowsRead, 11)}${padL(s.d1RoundTrips, 10)}`);
+    }
+    if (Object.values(deep.sides).some(few)) console.log(FEW_NOTE);
+    console.log("");
+  }
+  if (bulk) {
+    console.log(`contacts per second, ${results.connections} connections, medians of ${bulk.single.rounds.length} rounds A B A B:`);
+    const header = `${pad("request", 36)}${padL("req/s", 8)}${padL("contacts/s", 12)}${padL("p50 ms", 8)}${padL("p99 ms", 8)}${padL("rows read", 11)}${padL("D1 trips", 10)}${padL("D1 stmts", 10)}`;
+    console.log(`${header}
+${"-".repeat(header.length)}`);
+    for (const [name, s] of [["POST /contacts", bulk.single], [`POST /contacts/bulk (${BULK_ITEMS} new)`, bulk.bulk]]) {
+      console.log(`${pad(name, 36)}${padL(s.rps, 8)}${padL(s.contactsPerSecond, 12)}${padL(s.p50, 8)}${padL(s.p99, 8)}${padL(s.rowsRead, 11)}${padL(s.d1RoundTrips, 10)}${padL(s.d1Statements, 10)}`);
+    }
+    console.log(`bulk / single: ${(bulk.bulk.contactsPerSecond / Math.max(bulk.single.contactsPerSecond, 1)).toFixed(1)}x the contacts per second\n`);
+  }
 }
 
 /** Storage per record and the cron across shards (README, Scaling). */

@@ -62,11 +62,11 @@ describe("GET /appointments", () => {
     expect(uuidsOf(res)).toEqual(expectedOrder.map((a) => a.appointment_uuid));
     expect(Object.keys(res.body.appointments[0]).sort()).toEqual(APPOINTMENT_KEYS);
     expect(res.body.appointments[0]).toEqual(expectedOrder[0]);
-    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 3 });
+    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 3, next_cursor: null });
 
     const page2 = await api("GET", "/appointments?page=2&limit=2", { token });
     expect(uuidsOf(page2)).toEqual([expectedOrder[2]!.appointment_uuid]);
-    expect(page2.body.pagination).toEqual({ page: 2, limit: 2, total: 3 });
+    expect(page2.body.pagination).toEqual({ page: 2, limit: 2, total: 3, next_cursor: null });
   });
 
   it("filters by status and contact_uuid", async () => {

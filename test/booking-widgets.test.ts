@@ -92,11 +92,11 @@ describe("GET /booking-widgets", () => {
     expect(res.body.success).toBe(true);
     expect(res.body.booking_widgets).toEqual([third, second, first]);
     expect(Object.keys(res.body.booking_widgets[0]).sort()).toEqual(WIDGET_KEYS);
-    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 3 });
+    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 3, next_cursor: null });
 
     const page2 = await api("GET", "/booking-widgets?page=2&limit=2", { token });
     expect(page2.body.booking_widgets).toEqual([first]);
-    expect(page2.body.pagination).toEqual({ page: 2, limit: 2, total: 3 });
+    expect(page2.body.pagination).toEqual({ page: 2, limit: 2, total: 3, next_cursor: null });
   });
 
   it("never lists another agency's widgets", async () => {

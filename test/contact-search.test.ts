@@ -304,9 +304,11 @@ describe("contacts_fts", () => {
       { tag: "vip", deleted: false },
       { tag: "vip", source: "Zillow", deleted: true },
     ];
-    for (const filter of filters) {
-      const queries = listContactsQueries(crypto.randomUUID(), filter, { page: 3, limit: 10 })!;
+    const windows = [{ read: 11, offset: 20 }, { read: 11, offset: 0, after: ["2026-11-20T14:05:00.000Z", crypto.randomUUID()] }];
+    for (const [filter, window] of filters.flatMap((filter) => windows.map((window) => [filter, window] as const))) {
+      const queries = listContactsQueries(crypto.randomUUID(), filter, window)!;
       for (const [name, query] of [["page", queries.page], ["total", queries.total]] as const) {
+        if (typeof query === "number") throw new Error("a page without a cursor counts its matches");
         const { sql, params } = query.toSQL();
         const plan = (await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>()).results.map((r) => r.detail);
         const label = `${name} of ${JSON.stringify(filter)}: ${plan.join(" | ")}`;

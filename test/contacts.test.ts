@@ -17,6 +17,7 @@ const CONTACT_KEYS = [
   "source",
   "path_uuid",
   "custom_fields",
+  "external_id",
   "created_at",
   "updated_at",
   "deleted_at",
@@ -65,11 +66,11 @@ describe("GET /contacts", () => {
     expect(uuidsOf(res)).toEqual([c.contact_uuid, b.contact_uuid, a.contact_uuid]);
     expect(res.body.contacts[0]).toEqual(c);
     expect(Object.keys(res.body.contacts[0]).sort()).toEqual(CONTACT_KEYS);
-    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 3 });
+    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 3, next_cursor: null });
 
     const page2 = await listContacts(token, "?page=2&limit=2");
     expect(uuidsOf(page2)).toEqual([a.contact_uuid]);
-    expect(page2.body.pagination).toEqual({ page: 2, limit: 2, total: 3 });
+    expect(page2.body.pagination).toEqual({ page: 2, limit: 2, total: 3, next_cursor: null });
 
     const beyond = await listContacts(token, "?page=5&limit=2");
     expect(beyond.body.contacts).toEqual([]);

@@ -580,7 +580,7 @@ describe("GET /events", () => {
 
     const all = await api("GET", "/events", { token });
     expect(all.status).toBe(200);
-    expect(all.body.pagination).toEqual({ page: 1, limit: 20, total: 4 });
+    expect(all.body.pagination).toEqual({ page: 1, limit: 20, total: 4, next_cursor: null });
     expect(all.body.events.map((e: PublicEvent) => e.type)).toEqual(["field.created", "contact.created", "contact.created", "contact.created"]);
     expect(all.body.events.map((e: PublicEvent) => e.data.object)).toEqual([field.body.field, ...[...contacts].reverse()]);
     for (const event of all.body.events) {
@@ -592,11 +592,11 @@ describe("GET /events", () => {
     const contactsOnly = await api("GET", "/events?type=contact.created", { token });
     expect(contactsOnly.body.events).toEqual(all.body.events.slice(1));
     expect(contactsOnly.body.pagination.total).toBe(3);
-    expect((await api("GET", "/events?type=contact.deleted", { token })).body).toEqual({ success: true, events: [], pagination: { page: 1, limit: 20, total: 0 } });
+    expect((await api("GET", "/events?type=contact.deleted", { token })).body).toEqual({ success: true, events: [], pagination: { page: 1, limit: 20, total: 0, next_cursor: null } });
 
     const page2 = await api("GET", "/events?limit=3&page=2", { token });
     expect(page2.body.events).toEqual(all.body.events.slice(3));
-    expect(page2.body.pagination).toEqual({ page: 2, limit: 3, total: 4 });
+    expect(page2.body.pagination).toEqual({ page: 2, limit: 3, total: 4, next_cursor: null });
   });
 
   it("filters by from (inclusive) and to (exclusive), in any UTC offset", async () => {

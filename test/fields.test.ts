@@ -29,12 +29,12 @@ describe("GET /fields", () => {
     expect(all.status).toBe(200);
     expect(all.body.success).toBe(true);
     expect(all.body.fields.map((f: any) => f.field_uuid)).toEqual([a.field_uuid, b.field_uuid, c.field_uuid]);
-    expect(all.body.pagination).toEqual({ page: 1, limit: 20, total: 3 });
+    expect(all.body.pagination).toEqual({ page: 1, limit: 20, total: 3, next_cursor: null });
     expect(all.body.fields[2]).toEqual(c);
 
     const page2 = await listFields(token, "?page=2&limit=2");
     expect(page2.body.fields.map((f: any) => f.field_uuid)).toEqual([c.field_uuid]);
-    expect(page2.body.pagination).toEqual({ page: 2, limit: 2, total: 3 });
+    expect(page2.body.pagination).toEqual({ page: 2, limit: 2, total: 3, next_cursor: null });
   });
 
   it("leaves archived fields out unless include_archived=true", async () => {

@@ -99,11 +99,11 @@ describe("GET /lead-orders", () => {
     expect(uuidsOf(res)).toEqual([c.order_uuid, b.order_uuid, a.order_uuid]);
     expect(res.body.lead_orders[0]).toEqual(c);
     expect(Object.keys(res.body.lead_orders[0]).sort()).toEqual(ORDER_KEYS);
-    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 3 });
+    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 3, next_cursor: null });
 
     const page2 = await api("GET", "/lead-orders?page=2&limit=2", { token });
     expect(uuidsOf(page2)).toEqual([a.order_uuid]);
-    expect(page2.body.pagination).toEqual({ page: 2, limit: 2, total: 3 });
+    expect(page2.body.pagination).toEqual({ page: 2, limit: 2, total: 3, next_cursor: null });
   });
 
   it("filters by status", async () => {

@@ -33,11 +33,11 @@ describe("GET /messages", () => {
     expect(uuidsOf(res)).toEqual([note.message_uuid, sms.message_uuid, inbound.message_uuid]);
     expect(res.body.messages).toEqual([note, sms, inbound]);
     expect(Object.keys(res.body.messages[0]).sort()).toEqual(MESSAGE_KEYS);
-    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 3 });
+    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 3, next_cursor: null });
 
     const page2 = await listMessages(token, "?page=2&limit=2");
     expect(uuidsOf(page2)).toEqual([inbound.message_uuid]);
-    expect(page2.body.pagination).toEqual({ page: 2, limit: 2, total: 3 });
+    expect(page2.body.pagination).toEqual({ page: 2, limit: 2, total: 3, next_cursor: null });
   });
 
   it("filters by contact, channel and unread, and combines them", async () => {
@@ -78,7 +78,7 @@ describe("GET /messages", () => {
     const a = await agencyWithContact();
     const b = await setupAgency();
     await inboundMessage(a.agencyUuid, a.contact.contact_uuid);
-    expect((await listMessages(b.token)).body).toEqual({ success: true, messages: [], pagination: { page: 1, limit: 20, total: 0 } });
+    expect((await listMessages(b.token)).body).toEqual({ success: true, messages: [], pagination: { page: 1, limit: 20, total: 0, next_cursor: null } });
     expect((await listMessages(b.token, `?contact_uuid=${a.contact.contact_uuid}`)).body.messages).toEqual([]);
   });
 

@@ -60,6 +60,8 @@ const DESIGN_REQUIRED: readonly [method: string, path: string][] = [
   ["POST", "/contacts/{contact_uuid}/restore"],
   ["GET", "/contacts/tags"],
   ["GET", "/contacts/sources"],
+  // DESIGN "Lists that scale".
+  ["POST", "/contacts/bulk"],
 ];
 
 /**
@@ -70,6 +72,7 @@ const DESIGN_PATHS = [
   "/contacts/{contact_uuid}/restore",
   "/contacts/tags",
   "/contacts/sources",
+  "/contacts/bulk",
   "/fields/{field_uuid}",
   "/messages/{message_uuid}/read",
   "/messages/{message_uuid}/unread",

@@ -67,11 +67,11 @@ describe("GET /paths", () => {
     expect(uuidsOf(res)).toEqual([c.path_uuid, b.path_uuid, a.path_uuid]);
     expect(res.body.paths[1]).toEqual(b);
     expect(Object.keys(res.body.paths[0]).sort()).toEqual(PATH_KEYS);
-    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 3 });
+    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 3, next_cursor: null });
 
     const page2 = await listPaths(token, "?page=2&limit=2");
     expect(uuidsOf(page2)).toEqual([a.path_uuid]);
-    expect(page2.body.pagination).toEqual({ page: 2, limit: 2, total: 3 });
+    expect(page2.body.pagination).toEqual({ page: 2, limit: 2, total: 3, next_cursor: null });
   });
 
   it("leaves archived paths out unless status=archived, and filters by status", async () => {
@@ -106,7 +106,7 @@ describe("GET /paths", () => {
         { path_uuid: live.path_uuid, name: "Live path", status: "published", published_at: published.published_at },
         { path_uuid: draft.path_uuid, name: "Draft path", status: "draft", published_at: null },
       ],
-      pagination: { page: 1, limit: 20, total: 2 },
+      pagination: { page: 1, limit: 20, total: 2, next_cursor: null },
     });
     for (const entry of res.body.paths) expect(Object.keys(entry).sort()).toEqual(CATALOG_KEYS);
     // Filters and pagination apply to the catalog too.
@@ -129,7 +129,7 @@ describe("GET /paths", () => {
     const a = await setupAgency();
     const b = await setupAgency();
     await createPath(a.token);
-    expect((await listPaths(b.token)).body).toEqual({ success: true, paths: [], pagination: { page: 1, limit: 20, total: 0 } });
+    expect((await listPaths(b.token)).body).toEqual({ success: true, paths: [], pagination: { page: 1, limit: 20, total: 0, next_cursor: null } });
   });
 
   it("rejects invalid query parameters with a message naming them", async () => {
@@ -579,7 +579,7 @@ describe("GET /paths/{path_uuid}/versions", () => {
     const path = await createPath(token, { steps: [CONTENT_STEP] });
     const res = await api("GET", `/paths/${path.path_uuid}/versions`, { token });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, versions: [], pagination: { page: 1, limit: 20, total: 0 } });
+    expect(res.body).toEqual({ success: true, versions: [], pagination: { page: 1, limit: 20, total: 0, next_cursor: null } });
   });
 
   it("pages through the history newest first with exact fields", async () => {
@@ -596,7 +596,7 @@ describe("GET /paths/{path_uuid}/versions", () => {
       [2, "r2"],
     ]);
     expect(Object.keys(page1.body.versions[0]).sort()).toEqual(VERSION_KEYS);
-    expect(page1.body.pagination).toEqual({ page: 1, limit: 2, total: 3 });
+    expect(page1.body.pagination).toEqual({ page: 1, limit: 2, total: 3, next_cursor: expect.any(String) });
     const page2 = await api("GET", `/paths/${path.path_uuid}/versions?limit=2&page=2`, { token });
     expect(page2.body.versions.map((v: any) => v.version)).toEqual([1]);
   });

@@ -44,7 +44,7 @@ describe("maintained list totals", () => {
 
   it("answers total 0 for an agency with no contacts yet", async () => {
     const { token } = await setupAgency();
-    expect((await api("GET", "/contacts", { token })).body.pagination).toEqual({ page: 1, limit: 20, total: 0 });
+    expect((await api("GET", "/contacts", { token })).body.pagination).toEqual({ page: 1, limit: 20, total: 0, next_cursor: null });
   });
 
   it("counts an agency's calls for the unfiltered call list", async () => {

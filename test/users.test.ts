@@ -68,11 +68,11 @@ describe("GET /users", () => {
       role: "owner",
       created_at: expect.stringMatching(ISO),
     });
-    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 3 });
+    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 3, next_cursor: null });
 
     const page2 = await listMembers(token, "?page=2&limit=2");
     expect(memberUuids(page2)).toEqual([owner]);
-    expect(page2.body.pagination).toEqual({ page: 2, limit: 2, total: 3 });
+    expect(page2.body.pagination).toEqual({ page: 2, limit: 2, total: 3, next_cursor: null });
   });
 
   it("filters by role and leaves removed members out", async () => {
@@ -134,11 +134,11 @@ describe("GET /users/invites", () => {
     expect(inviteUuids(res)).not.toContain(expired);
     expect(res.body.invites[0]).toEqual(second);
     expect(Object.keys(res.body.invites[0]).sort()).toEqual(INVITE_KEYS);
-    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 2 });
+    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 2, next_cursor: null });
 
     const page2 = await listInvites(token, "?page=2&limit=1");
     expect(inviteUuids(page2)).toEqual([first.invite_uuid]);
-    expect(page2.body.pagination).toEqual({ page: 2, limit: 1, total: 2 });
+    expect(page2.body.pagination).toEqual({ page: 2, limit: 1, total: 2, next_cursor: null });
   });
 
   it("never lists another agency's invites", async () => {

@@ -182,11 +182,11 @@ describe("GET /voice-ai/agents", () => {
     });
     expect(res.body.agents[1].phone_numbers).toEqual([]);
     expect(res.body.agents[2].status).toBe("inactive");
-    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 3 });
+    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 3, next_cursor: null });
 
     const page2 = await api("GET", "/voice-ai/agents?page=2&limit=2", { token });
     expect(page2.body.agents.map((a: any) => a.agent_uuid)).toEqual([third.agent_uuid]);
-    expect(page2.body.pagination).toEqual({ page: 2, limit: 2, total: 3 });
+    expect(page2.body.pagination).toEqual({ page: 2, limit: 2, total: 3, next_cursor: null });
   });
 
   it("reads a page with its agents' numbers in one D1 round trip, each number under its own agent", async () => {
@@ -210,7 +210,7 @@ describe("GET /voice-ai/agents", () => {
     const middle = await measured(env, "GET", "/voice-ai/agents?page=2&limit=1", token);
     expect(middle.roundTrips).toBe(1);
     expect(middle.body.agents).toEqual([all.body.agents[1]]);
-    expect(middle.body.pagination).toEqual({ page: 2, limit: 1, total: 3 });
+    expect(middle.body.pagination).toEqual({ page: 2, limit: 1, total: 3, next_cursor: expect.any(String) });
     const beyond = await measured(env, "GET", "/voice-ai/agents?page=4&limit=1", token);
     expect(beyond.roundTrips).toBe(1);
     expect(beyond.body.agents).toEqual([]);
@@ -703,10 +703,10 @@ describe("GET /voice-ai/calls", () => {
     expect(uuidsOf(res)).toEqual([c.call_uuid, b.call_uuid, a.call_uuid]);
     expect(res.body.calls[0]).toEqual(c);
     expect(Object.keys(res.body.calls[0]).sort()).toEqual(CALL_KEYS);
-    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 3 });
+    expect(res.body.pagination).toEqual({ page: 1, limit: 20, total: 3, next_cursor: null });
     const page2 = await listCalls(token, "?page=2&limit=2");
     expect(uuidsOf(page2)).toEqual([a.call_uuid]);
-    expect(page2.body.pagination).toEqual({ page: 2, limit: 2, total: 3 });
+    expect(page2.body.pagination).toEqual({ page: 2, limit: 2, total: 3, next_cursor: null });
   });
 
   it("filters by status and by contact", async () => {

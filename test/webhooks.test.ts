@@ -53,7 +53,7 @@ describe("webhook endpoints", () => {
     expect(read.body).toEqual({ success: true, webhook_endpoint: endpoint });
     expect(JSON.stringify(read.body)).not.toContain(created.body.secret);
     const list = await api("GET", "/webhook-endpoints", { token });
-    expect(list.body).toEqual({ success: true, webhook_endpoints: [endpoint], pagination: { page: 1, limit: 20, total: 1 } });
+    expect(list.body).toEqual({ success: true, webhook_endpoints: [endpoint], pagination: { page: 1, limit: 20, total: 1, next_cursor: null } });
 
     const patched = await api("PATCH", path, { token, body: { events: ["*"], description: null, status: "disabled" } });
     expect(patched.status).toBe(200);

@@ -44,8 +44,12 @@ export const countAll = () => sql<number>`count(*)`.as("total");
 /** A column's value named `total`, for a maintained count (record_counts). */
 export const totalFrom = (column: SQLWrapper) => sql<number>`${column}`.as("total");
 
-/** A page and its count (a query of one row with `total`) in one D1 round trip, the page decoded. */
-export async function readPage<Row>(db: Db, decode: (result: Rows | undefined) => Row[], page: BoundQuery, count: BoundQuery) {
+/**
+ * A page and its count (a query of one row with `total`) in one D1 round trip, the page
+ * decoded; or the page alone when the count is already known (a cursor page carries it).
+ */
+export async function readPage<Row>(db: Db, decode: (result: Rows | undefined) => Row[], page: BoundQuery, count: BoundQuery | number) {
+  if (typeof count === "number") return { rows: decode(await readRows(db, page)), total: count };
   const [rows, totals] = await d1Of(db).batch<Record<string, unknown>>([prepared(db, page), prepared(db, count)]);
   return { rows: decode(rows), total: Number(totals?.results[0]?.total ?? 0) };
 }

@@ -5,6 +5,8 @@ import { MAX_JSON_DEPTH } from "@/lib/json-depth";
 /** Stable machine codes in the error envelope, with the status each one answers with. */
 export const errorStatus = {
   validation_error: 400,
+  /** A `cursor` that is not one this API gave for this same list and filters (DESIGN, Lists that scale). */
+  invalid_cursor: 400,
   idempotency_key_mismatch: 400,
   invalid_token: 401,
   token_expired: 401,

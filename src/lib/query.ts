@@ -6,7 +6,8 @@ import { integerFormat } from "@/lib/bounded";
  * `1e3`, `0x10` or ` 5`; partners get one plain rule and one message instead:
  * `<name> must be a whole number from <min> to <max>`.
  */
-export function queryInteger(name: string, options: { min: number; max: number; default: number; description: string }) {
+export function queryInteger<D extends number | undefined>(name: string, options: { min: number; max: number; default: D; description: string; documentedDefault?: number }) {
+  const shown = options.documentedDefault ?? options.default;
   const message = `${name} must be a whole number from ${options.min} to ${options.max}`;
   return z
     .string()
@@ -18,7 +19,7 @@ export function queryInteger(name: string, options: { min: number; max: number; 
         ctx.addIssue({ code: "custom", message });
         return z.NEVER;
       }
-      return value;
+      return value as number | D;
     })
     .openapi({
       param: { name, in: "query" },
@@ -26,9 +27,9 @@ export function queryInteger(name: string, options: { min: number; max: number; 
       format: integerFormat(options.min, options.max),
       minimum: options.min,
       maximum: options.max,
-      default: options.default,
+      default: shown,
       description: options.description,
-      example: options.default,
+      example: shown,
     });
 }
 

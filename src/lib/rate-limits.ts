@@ -8,6 +8,7 @@ export const RATE_LIMIT_WINDOW_SECONDS = 60;
 const byRoute: Record<string, number> = {
   "POST /auth/token/renew": 10,
   "DELETE /contacts/{contact_uuid}": 10,
+  "POST /contacts/bulk": 10,
   "POST /appointments/{appointment_uuid}/cancel": 10,
   "PATCH /users/{agent_uuid}/role": 10,
   "DELETE /users/{agent_uuid}": 10,

@@ -4,6 +4,7 @@ import type { Scope } from "@/lib/auth/scopes";
 import type { AppBindings } from "@/lib/context";
 import { messages } from "@/lib/errors";
 import { MAX_JSON_DEPTH } from "@/lib/json-depth";
+import { PAGINATION_TEXT } from "@/lib/pagination";
 import { BEARER_SCHEME, bookmarkHeader, errorExamples, errorResponses, type ErrorExample } from "@/lib/openapi";
 import { rateLimitRule } from "@/lib/rate-limits";
 import { BOOKMARK_HEADER, MAX_IDEMPOTENCY_KEY_LENGTH } from "@/lib/request-headers";
@@ -21,6 +22,12 @@ function defaultBadRequest(route: RouteConfig): Partial<ErrorExample> {
   // Every route reads X-D1-Bookmark (src/middleware/request-context.ts).
   return { error: `${BOOKMARK_HEADER} must be a bookmark returned by this API` };
 }
+
+/** A list: its query takes paginationQuery's `cursor` (src/lib/pagination.ts). */
+const isList = (route: RouteConfig) => {
+  const query = route.request?.query as { shape?: Record<string, unknown> } | undefined;
+  return query?.shape !== undefined && "cursor" in query.shape;
+};
 
 /** The idempotency middleware's answer while a request with the same key runs (src/middleware/idempotency.ts). */
 const idempotencyConflict = "`idempotency_in_progress` while a request with the same Idempotency-Key is still running";
@@ -89,6 +96,7 @@ export function partnerRoute<const R extends PartnerRouteConfig>(config: R) {
     ...exampleOverrides,
     400: {
       ...(route.request?.body ? { description: `Invalid parameters or body. A JSON body may nest at most ${MAX_JSON_DEPTH} levels.` } : {}),
+      ...(isList(route) ? { description: "Invalid parameters; `invalid_cursor` for a cursor that is not this list's (another list, other filters, edited)." } : {}),
       ...(exampleOverrides?.[400] ?? defaultBadRequest(route)),
     },
     // The guard names the route's first scope.
@@ -110,7 +118,7 @@ export function partnerRoute<const R extends PartnerRouteConfig>(config: R) {
   const built = {
     ...route,
     request,
-    description: `${route.description}\n\n**Scope:** ${scopeText}. **Rate limit:** ${rule.limit} requests per minute per ${per === "key" ? "API key" : "client IP"}.`,
+    description: `${route.description}${isList(route) ? `\n\n${PAGINATION_TEXT}` : ""}\n\n**Scope:** ${scopeText}. **Rate limit:** ${rule.limit} requests per minute per ${per === "key" ? "API key" : "client IP"}.`,
     security: scopes === "none" ? [] : [{ [BEARER_SCHEME]: [] }],
     middleware,
     responses: { ...route.responses, ...errorResponses(uniqueStatuses, examples) },

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, offsetOf, paginationOf, paginationQuery } from "@/lib/pagination";
+import { DEFAULT_PAGE_SIZE, listPage, MAX_PAGE_SIZE, pageOf, paginationQuery } from "@/lib/pagination";
 
 describe("paginationQuery", () => {
-  it("defaults to page 1 and limit 20", () => {
+  it("defaults to limit 20, the page left to the cursor or page 1", () => {
     expect(DEFAULT_PAGE_SIZE).toBe(20);
-    expect(paginationQuery.parse({})).toEqual({ page: 1, limit: 20 });
+    expect(paginationQuery.parse({})).toEqual({ limit: 20 });
   });
 
   it("coerces query strings to integers", () => {
@@ -35,13 +35,25 @@ describe("paginationQuery", () => {
   });
 });
 
-describe("offsetOf and paginationOf", () => {
-  it("turns a page into a row offset", () => {
-    expect(offsetOf({ page: 1, limit: 20 })).toBe(0);
-    expect(offsetOf({ page: 3, limit: 25 })).toBe(50);
+describe("listPage and pageOf", () => {
+  const binding = "list\nagency\n[]";
+
+  it("turns a page into a row offset, reading one row more than the page", async () => {
+    expect(await listPage({ limit: 20 }, binding, 2, undefined)).toMatchObject({ page: 1, limit: 20, offset: 0, read: 21 });
+    expect(await listPage({ page: 3, limit: 25 }, binding, 2, undefined)).toMatchObject({ page: 3, offset: 50, read: 26 });
   });
 
-  it("echoes page and limit with the total", () => {
-    expect(paginationOf({ page: 2, limit: 10 }, 42)).toEqual({ page: 2, limit: 10, total: 42 });
+  it("mints a cursor only when a row beyond the page was read, and opens it for the same binding only", async () => {
+    const asked = await listPage({ page: 2, limit: 2 }, binding, 1, "pepper");
+    const last = await pageOf(asked, [["a"], ["b"]], 4, (row) => row, "pepper");
+    expect(last.pagination).toEqual({ page: 2, limit: 2, total: 4, next_cursor: null });
+    const more = await pageOf(asked, [["a"], ["b"], ["c"]], 5, (row) => row, "pepper");
+    expect(more.rows).toEqual([["a"], ["b"]]);
+    const cursor = more.pagination.next_cursor!;
+    expect(await listPage({ limit: 2, cursor }, binding, 1, "pepper")).toMatchObject({ page: 3, offset: 0, after: ["b"], total: 5 });
+    await expect(listPage({ limit: 2, cursor }, `${binding}x`, 1, "pepper")).rejects.toMatchObject({ code: "invalid_cursor" });
+    await expect(listPage({ limit: 2, cursor }, binding, 1, "other pepper")).rejects.toMatchObject({ code: "invalid_cursor" });
+    await expect(listPage({ limit: 2, cursor }, binding, 2, "pepper")).rejects.toMatchObject({ code: "invalid_cursor" });
+    await expect(listPage({ page: 1, limit: 2, cursor }, binding, 1, "pepper")).rejects.toMatchObject({ code: "validation_error" });
   });
 });

@@ -107,9 +107,9 @@ function intParam(url, name, min, max, fallback) {
 
 const PAGE_SQL =
   'SELECT "id", "agency_id", "first_name", "last_name", "email", "phone", "tags", "source", "path_id", "custom_fields", ' +
-  '"created_at", "updated_at", "deleted_at" FROM "contacts" ' +
+  '"external_id", "created_at", "updated_at", "deleted_at" FROM "contacts" ' +
   'WHERE ("contacts"."agency_id" = ? AND "contacts"."deleted_at" IS NULL) ' +
-  'ORDER BY "contacts"."created_at" DESC, "contacts".rowid DESC LIMIT ? OFFSET ?';
+  'ORDER BY "contacts"."created_at" DESC, "contacts"."id" DESC LIMIT ? OFFSET ?';
 const TOTAL_SQL = 'SELECT "count" FROM "record_counts" WHERE ("record_counts"."agency_id" = ? AND "record_counts"."kind" = ?)';
 
 const toPublicContact = (r) => ({
@@ -122,10 +122,22 @@ const toPublicContact = (r) => ({
   source: r.source,
   path_uuid: r.path_id,
   custom_fields: JSON.parse(r.custom_fields),
+  external_id: r.external_id,
   created_at: r.created_at,
   updated_at: r.updated_at,
   deleted_at: r.deleted_at,
 });
+
+// The next page's cursor, as src/lib/cursor.ts seals it: the page, the total and the last row's
+// sort keys, base64url, with a MAC over the list's binding (HMAC with the pepper, else SHA-256).
+async function nextCursor(page, total, last, agencyId, pepper) {
+  const payload = btoa(JSON.stringify([page, total, last.created_at, last.id])).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  const text = `cursor\n/api/v2/contacts\n${agencyId}\n[]\n[["deleted",false]]\n${payload}`;
+  const mac = pepper
+    ? toHex(await crypto.subtle.sign("HMAC", await (hmacKey ??= crypto.subtle.importKey("raw", encoder.encode(pepper), { name: "HMAC", hash: "SHA-256" }, false, ["sign"])), encoder.encode(text)))
+    : toHex(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
+  return `${payload}.${mac.slice(0, 32)}`;
+}
 
 export default {
   async fetch(request, env) {
@@ -153,7 +165,8 @@ export default {
 
     const session = env.DB.withSession("first-unconstrained");
     const [rows, totals] = await session.batch([
-      session.prepare(PAGE_SQL).bind(admission.agencyId, limit, (page - 1) * limit),
+      // One row more than the page: it tells whether a next page exists.
+      session.prepare(PAGE_SQL).bind(admission.agencyId, limit + 1, (page - 1) * limit),
       session.prepare(TOTAL_SQL).bind(admission.agencyId, "contacts.live"),
     ]);
     // The bench's metrics (as BENCH_METRICS in the real Worker): read from the batch's own
@@ -163,14 +176,9 @@ export default {
       headers["X-Bench-D1-Round-Trips"] = "1";
       headers["X-Bench-D1-Statements"] = "2";
     }
-    return json(
-      200,
-      {
-        success: true,
-        contacts: rows.results.map(toPublicContact),
-        pagination: { page, limit, total: totals.results[0]?.count ?? 0 },
-      },
-      headers,
-    );
+    const total = totals.results[0]?.count ?? 0;
+    const shown = rows.results.slice(0, limit);
+    const next_cursor = rows.results.length > limit ? await nextCursor(page + 1, total, shown[shown.length - 1], admission.agencyId, env.TOKEN_PEPPER) : null;
+    return json(200, { success: true, contacts: shown.map(toPublicContact), pagination: { page, limit, total, next_cursor } }, headers);
   },
 };

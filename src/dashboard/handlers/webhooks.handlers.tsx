@@ -28,12 +28,12 @@ const endpointInUrl = (c: Ctx) => idParam(c.req.param("endpointId"));
 
 async function renderWebhooks(c: Ctx, options: { error?: string; values?: CreateEndpointValues; status?: 200 | 400 | 409 } = {}) {
   const { agencyId } = c.var.session;
-  const { rows } = await listEndpoints(c.var.db, agencyId, { page: 1, limit: MAX_ENDPOINTS_PER_AGENCY });
+  const { rows } = await listEndpoints(c.var.db, agencyId, { offset: 0, read: MAX_ENDPOINTS_PER_AGENCY });
   // At most MAX_ENDPOINTS_PER_AGENCY lookups, side by side.
   const endpoints = await Promise.all(
     rows.map(async (endpoint) => ({
       endpoint,
-      attempts: (await listAttempts(c.var.db, agencyId, endpoint.id, { page: 1, limit: RECENT_ATTEMPTS })).rows,
+      attempts: (await listAttempts(c.var.db, agencyId, endpoint.id, { offset: 0, read: RECENT_ATTEMPTS })).rows,
     })),
   );
   return render(

@@ -22,6 +22,8 @@ export const contacts = sqliteTable(
     source: text("source"),
     pathId: text("path_id"),
     customFields: text("custom_fields", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    /** The partner's own id for the contact (DESIGN, Lists that scale). */
+    externalId: text("external_id"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     deletedAt: timestamp("deleted_at"),
@@ -35,6 +37,9 @@ export const contacts = sqliteTable(
     uniqueIndex("contacts_agency_phone_live_unique")
       .on(t.agencyId, t.phone)
       .where(sql.raw("deleted_at IS NULL AND phone IS NOT NULL")),
+    uniqueIndex("contacts_agency_external_id_live_unique")
+      .on(t.agencyId, t.externalId)
+      .where(sql.raw("deleted_at IS NULL AND external_id IS NOT NULL")),
   ],
 );
 

@@ -17,7 +17,8 @@ export const voiceAgents = sqliteTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index("voice_agents_agency_idx").on(t.agencyId, t.createdAt)],
+  // The id too: agents are listed and the default one picked by (created_at, id), read in index order.
+  (t) => [index("voice_agents_agency_idx").on(t.agencyId, t.createdAt, t.id)],
 );
 
 /** Outbound caller ids of a voice agent (`outbound_phone_number_uuid` in the API). */

@@ -1,12 +1,12 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { badRequest, conflict, notFound } from "@/lib/errors";
-import { paginationOf } from "@/lib/pagination";
 import { localRangeToUtc } from "@/lib/date-range";
 import { requestedTeamMember, TEAM_MEMBER_NOT_FOUND } from "@/lib/team-member";
 import { calendarMessages } from "@/routes/calendar/calendar.messages";
 import { readHours, toWorkingHours } from "@/routes/calendar/calendar.repository";
 import { bookableSlot } from "@/routes/calendar/slots";
+import { answeredPage, askedPage } from "@/routes/list-pages";
 import * as repo from "./appointments.repository";
 import type * as routes from "./appointments.routes";
 import { appointmentMessages } from "./appointments.schemas";
@@ -22,7 +22,7 @@ export const listAppointments: Handler<"listAppointments"> = async (c) => {
   const { db } = c.var;
   const { agencyId } = c.var.caller;
   const query = c.req.valid("query");
-  const { page, limit } = query;
+  const asked = await askedPage(c, query, repo.appointmentOrder);
   const memberId = requestedTeamMember(query);
   const dates = query.from !== undefined && query.to !== undefined ? { from: query.from, to: query.to } : null;
   // Two D1 round trips at most: the member check with the timezone (when needed), then the list.
@@ -36,16 +36,14 @@ export const listAppointments: Handler<"listAppointments"> = async (c) => {
     startsFrom = range?.start.toISOString();
     startsBefore = range?.end.toISOString();
   }
-  const { rows, total } = await repo.listAppointments(
+  const found = await repo.listAppointments(
     db,
     agencyId,
     { startsFrom, startsBefore, status: query.status, memberId: memberId ?? undefined, contactId: query.contact_uuid },
-    { page, limit },
+    asked,
   );
-  return c.json(
-    { success: true as const, appointments: rows.map(repo.toPublicAppointment), pagination: paginationOf({ page, limit }, total) },
-    200,
-  );
+  const { rows, pagination } = await answeredPage(c, asked, found, repo.appointmentKeys);
+  return c.json({ success: true as const, appointments: rows.map(repo.toPublicAppointment), pagination }, 200);
 };
 
 export const getAppointment: Handler<"getAppointment"> = async (c) => {

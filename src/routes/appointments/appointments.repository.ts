@@ -1,13 +1,13 @@
-import { and, asc, count, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { agencyTimezone, agencyTimezoneQuery, timezoneOf } from "@/db/agency-timezone";
 import type { Db } from "@/db/client";
+import { listOrder, readListPage, type PageWindow } from "@/db/list-order";
 import { writeWithEvent } from "@/db/write-with-event";
 import { appointments, contacts, type AppointmentStatus } from "@/db/schema";
 import { withBuffer, type BookingRules } from "@/lib/booking-rules";
 import { isUniqueViolation } from "@/lib/db-errors";
 import { conflict } from "@/lib/errors";
 import { eventStatement, type EventType } from "@/lib/events";
-import { offsetOf, type Pagination } from "@/lib/pagination";
 import { liveMemberQuery } from "@/lib/team-member";
 import { isoWithin, nowIso } from "@/lib/time";
 import { calendarMessages, LONGEST_APPOINTMENT_MS } from "@/routes/calendar/calendar.messages";
@@ -81,7 +81,11 @@ export interface AppointmentFilters {
   contactId?: string;
 }
 
-export async function listAppointments(db: Db, agencyId: string, filters: AppointmentFilters, page: Pagination) {
+/** Agenda order: by start, then as booked, the id on ties. */
+export const appointmentOrder = listOrder("asc", { startAt: appointments.startAt, createdAt: appointments.createdAt, id: appointments.id });
+export const appointmentKeys = (record: AppointmentRecord) => appointmentOrder.keysOf(record.appointment);
+
+export function listAppointments(db: Db, agencyId: string, filters: AppointmentFilters, page: PageWindow) {
   const where = and(
     eq(appointments.agencyId, agencyId),
     filters.startsFrom !== undefined ? gte(appointments.startAt, filters.startsFrom) : undefined,
@@ -90,16 +94,12 @@ export async function listAppointments(db: Db, agencyId: string, filters: Appoin
     filters.memberId !== undefined ? eq(appointments.memberId, filters.memberId) : undefined,
     filters.contactId !== undefined ? eq(appointments.contactId, filters.contactId.toLowerCase()) : undefined,
   );
-  const [rows, totals] = await db.batch([
-    withContact(db)
-      .where(where)
-      // Agenda order; rowid keeps appointments created in the same millisecond stable.
-      .orderBy(asc(appointments.startAt), asc(appointments.createdAt), asc(sql`${appointments}.rowid`))
-      .limit(page.limit)
-      .offset(offsetOf(page)),
+  return readListPage(
+    db,
+    page,
+    withContact(db).where(appointmentOrder.where(page, where)).orderBy(...appointmentOrder.orderBy).limit(page.read).offset(page.offset),
     db.select({ total: count() }).from(appointments).where(where),
-  ]);
-  return { rows, total: totals[0]?.total ?? 0 };
+  );
 }
 
 /**

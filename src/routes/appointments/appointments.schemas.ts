@@ -3,7 +3,7 @@ import { appointmentStatuses } from "@/db/schema";
 import { instantString, uuidString } from "@/lib/bounded";
 import { dateRangeQuery } from "@/lib/date-range";
 import { uuidField, uuidParam } from "@/lib/ids";
-import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
 import { MAX_DATETIME_INPUT_LENGTH } from "@/lib/zoned-time";
 import { calendarMessages } from "@/routes/calendar/calendar.messages";
 import { teamMemberQueryShape } from "@/routes/calendar/team-member.schemas";
@@ -83,7 +83,7 @@ export const AppointmentResponse = z
 export const AppointmentListResponse = z
   .object({ success: z.literal(true), appointments: z.array(Appointment).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("AppointmentListResponse", {
-    example: { success: true, appointments: [appointmentExample], pagination: { page: 1, limit: 20, total: 1 } },
+    example: { success: true, appointments: [appointmentExample], pagination: singlePageExample },
   });
 
 export const AppointmentParams = z.object({ appointment_uuid: uuidParam("appointment_uuid") });

@@ -1,8 +1,8 @@
-import { and, count, desc, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, count, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { listOrder, readListPage, type PageWindow } from "@/db/list-order";
 import { bookingWidgets, members } from "@/db/schema";
 import { newId } from "@/lib/ids";
-import { offsetOf, type Pagination } from "@/lib/pagination";
 import { nowIso } from "@/lib/time";
 
 export type BookingWidgetRow = typeof bookingWidgets.$inferSelect;
@@ -41,18 +41,16 @@ export const getBookingWidget = (db: Db, agencyId: string, widgetId: string): Pr
     .where(and(eq(bookingWidgets.id, widgetId.toLowerCase()), eq(bookingWidgets.agencyId, agencyId)))
     .get();
 
-export async function listBookingWidgets(db: Db, agencyId: string, page: Pagination) {
+export const widgetOrder = listOrder("desc", { createdAt: bookingWidgets.createdAt, id: bookingWidgets.id });
+
+export function listBookingWidgets(db: Db, agencyId: string, page: PageWindow) {
   const where = eq(bookingWidgets.agencyId, agencyId);
-  const [rows, totals] = await db.batch([
-    withMember(db)
-      .where(where)
-      // Newest first; rowid breaks ties between widgets created in the same millisecond.
-      .orderBy(desc(bookingWidgets.createdAt), desc(sql`${bookingWidgets}.rowid`))
-      .limit(page.limit)
-      .offset(offsetOf(page)),
+  return readListPage(
+    db,
+    page,
+    withMember(db).where(widgetOrder.where(page, where)).orderBy(...widgetOrder.orderBy).limit(page.read).offset(page.offset),
     db.select({ total: count() }).from(bookingWidgets).where(where),
-  ]);
-  return { rows, total: totals[0]?.total ?? 0 };
+  );
 }
 
 /** Creates an active widget; its member (if any) was just checked to be in the agency. */

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { boundedInt, instantString, uuidString } from "@/lib/bounded";
-import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
 
 /** Widgets are made only by the operator API (src/admin/booking-widgets.admin.ts): these repeat its limits. */
 export const MAX_WIDGET_NAME_LENGTH = 200;
@@ -38,7 +38,7 @@ export const BookingWidget = z
 export const BookingWidgetListResponse = z
   .object({ success: z.literal(true), booking_widgets: z.array(BookingWidget).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("BookingWidgetListResponse", {
-    example: { success: true, booking_widgets: [bookingWidgetExample], pagination: { page: 1, limit: 20, total: 1 } },
+    example: { success: true, booking_widgets: [bookingWidgetExample], pagination: singlePageExample },
   });
 
 export const ListBookingWidgetsQuery = paginationQuery;

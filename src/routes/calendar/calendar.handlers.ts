@@ -102,6 +102,7 @@ async function contactForBooking(db: Db, agencyId: string, body: CreateBookingIn
       source: null,
       pathId: body.path_uuid?.toLowerCase() ?? null,
       customFields: {},
+      externalId: null,
     });
   } catch (error) {
     if (!(error instanceof ApiError && error.code === "conflict")) throw error;

@@ -1,10 +1,11 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { conflict, notFound } from "@/lib/errors";
-import { paginationOf } from "@/lib/pagination";
 import { mergeCustomFields, validateCustomFields } from "@/routes/fields/custom-fields";
 import { assertKnownPath } from "@/routes/paths/path-lookup";
+import { answeredPage, askedPage } from "@/routes/list-pages";
 import { recordPathEvent } from "@/routes/paths/path-events.repository";
+import { upsertContacts } from "./contacts-bulk";
 import * as repo from "./contacts.repository";
 import type * as routes from "./contacts.routes";
 import { contactMessages } from "./contacts.schemas";
@@ -14,12 +15,12 @@ type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], A
 const contactBody = (row: repo.ContactRow) => ({ success: true as const, contact: repo.toPublicContact(row) });
 
 export const listContacts: Handler<"listContacts"> = async (c) => {
-  const { page, limit, q, tag, source, deleted } = c.req.valid("query");
-  const { rows, total } = await repo.listContacts(c.var.db, c.var.caller.agencyId, { q, tag, source, deleted }, { page, limit });
-  return c.json(
-    { success: true as const, contacts: rows.map(repo.toPublicContact), pagination: paginationOf({ page, limit }, total) },
-    200,
-  );
+  const query = c.req.valid("query");
+  const asked = await askedPage(c, query, repo.contactOrder);
+  const filters = { q: query.q, tag: query.tag, source: query.source, externalId: query.external_id, deleted: query.deleted };
+  const found = await repo.listContacts(c.var.db, c.var.caller.agencyId, filters, asked);
+  const { rows, pagination } = await answeredPage(c, asked, found, repo.contactOrder.keysOf);
+  return c.json({ success: true as const, contacts: rows.map(repo.toPublicContact), pagination }, 200);
 };
 
 export const createContact: Handler<"createContact"> = async (c) => {
@@ -37,6 +38,7 @@ export const createContact: Handler<"createContact"> = async (c) => {
     source: body.source ?? null,
     pathId: body.path_uuid ?? null,
     customFields,
+    externalId: body.external_id ?? null,
   });
   if (contact.pathId) await recordPathEvent(db, agencyId, { pathId: contact.pathId, type: "lead", contactId: contact.id });
   return c.json(contactBody(contact), 201);
@@ -77,6 +79,7 @@ export const updateContact: Handler<"updateContact"> = async (c) => {
     source: body.source,
     pathId: body.path_uuid,
     customFields,
+    externalId: body.external_id,
   });
   if (!updated) throw notFound(contactMessages.notFound);
   return c.json(contactBody(updated), 200);
@@ -97,4 +100,9 @@ export const restoreContact: Handler<"restoreContact"> = async (c) => {
   const restored = await repo.restoreContact(db, agencyId, contact);
   if (!restored) throw conflict(contactMessages.notDeleted);
   return c.json(contactBody(restored), 200);
+};
+
+export const bulkUpsertContacts: Handler<"bulkUpsertContacts"> = async (c) => {
+  const results = await upsertContacts(c.var.db, c.var.caller.agencyId, c.req.valid("json").contacts);
+  return c.json({ success: true as const, results }, 200);
 };

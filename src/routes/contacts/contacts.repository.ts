@@ -1,11 +1,12 @@
 import { and, asc, count, desc, eq, exists, getTableColumns, isNotNull, isNull, ne, sql, type Placeholder, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { QueryBuilder } from "drizzle-orm/sqlite-core";
 import type { Db } from "@/db/client";
+import { listOrder, type PageWindow } from "@/db/list-order";
 import { writeWithEvent } from "@/db/write-with-event";
 import { contacts, contactTags } from "@/db/schema";
 import { conflict, type ApiError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
-import { offsetOf, type Pagination } from "@/lib/pagination";
 import { eventStatement, type EventType } from "@/lib/events";
 import { nowIso } from "@/lib/time";
 import type { CustomFieldsInput } from "@/routes/fields/custom-fields";
@@ -13,7 +14,7 @@ import { isUniqueViolation } from "@/lib/db-errors";
 import { maintainedCount } from "@/db/record-counts";
 import { compiledQuery, countAll, readPage, readRows, rowDecoder } from "@/db/compiled-query";
 import { contactSearchMatch, contactsFts } from "./contact-search";
-import { MAX_LISTED_SOURCES, MAX_LISTED_TAGS, contactMessages } from "./contacts.schemas";
+import { contactKeys, MAX_LISTED_SOURCES, MAX_LISTED_TAGS, contactMessages, type ContactKey } from "./contacts.schemas";
 
 export type ContactRow = typeof contacts.$inferSelect;
 
@@ -27,6 +28,7 @@ export const toPublicContact = (c: ContactRow) => ({
   source: c.source,
   path_uuid: c.pathId,
   custom_fields: c.customFields,
+  external_id: c.externalId,
   created_at: c.createdAt,
   updated_at: c.updatedAt,
   deleted_at: c.deletedAt,
@@ -57,32 +59,37 @@ const syncTags = (db: Db, agencyId: string, contactId: string) =>
       .onConflictDoNothing(),
   ] as const;
 
+export const keyColumn = { external_id: contacts.externalId, email: contacts.email, phone: contacts.phone } as const;
+export const keyProperty = { external_id: "externalId", email: "email", phone: "phone" } as const;
+
 /**
- * The live contact holding this email, else the one holding this phone (both are unique among
- * live contacts), other than `exceptId`; `matched` says which value it holds.
+ * The live contact holding this external_id, else this email, else this phone (each unique
+ * among live contacts), other than `exceptId`; `matched` says which value it holds.
  */
 async function findLiveHolder(
   db: Db,
   agencyId: string,
-  by: { email?: string | null; phone?: string | null },
+  by: { externalId?: string | null; email?: string | null; phone?: string | null },
   exceptId?: string,
-): Promise<{ contact: ContactRow; matched: "email" | "phone" } | undefined> {
-  const holding = (column: typeof contacts.email | typeof contacts.phone, value: string) =>
+): Promise<{ contact: ContactRow; matched: ContactKey } | undefined> {
+  const holding = (column: (typeof keyColumn)[ContactKey], value: string) =>
     db
       .select()
       .from(contacts)
       .where(and(eq(contacts.agencyId, agencyId), isNull(contacts.deletedAt), eq(column, value), exceptId ? ne(contacts.id, exceptId) : undefined))
       .get();
-  if (by.email) {
-    const contact = await holding(contacts.email, by.email);
-    if (contact) return { contact, matched: "email" };
-  }
-  if (by.phone) {
-    const contact = await holding(contacts.phone, by.phone);
-    if (contact) return { contact, matched: "phone" };
+  for (const key of contactKeys) {
+    const value = by[keyProperty[key]];
+    if (!value) continue;
+    const contact = await holding(keyColumn[key], value);
+    if (contact) return { contact, matched: key };
   }
   return undefined;
 }
+
+/** The 409 of a value another live contact holds, naming that contact. */
+export const duplicateMessage = (key: ContactKey, holderId: string) =>
+  key === "email" ? contactMessages.duplicateEmail(holderId) : key === "phone" ? contactMessages.duplicatePhone(holderId) : contactMessages.duplicateExternalId(holderId);
 
 /**
  * The live contact a booking should reuse: the one with this email, else the one with this
@@ -95,16 +102,15 @@ export const findLiveContact = async (db: Db, agencyId: string, by: { email?: st
  * The unique indexes said "taken" (a concurrent create may have won); find who holds the
  * email or phone so the 409 can name it.
  */
-async function duplicateError(
+export async function duplicateError(
   db: Db,
   agencyId: string,
-  values: { email?: string | null; phone?: string | null },
+  values: { externalId?: string | null; email?: string | null; phone?: string | null },
   exceptId?: string,
 ): Promise<ApiError> {
   const holder = await findLiveHolder(db, agencyId, values, exceptId);
-  if (holder?.matched === "email") return conflict(contactMessages.duplicateEmail(holder.contact.id));
-  if (holder?.matched === "phone") return conflict(contactMessages.duplicatePhone(holder.contact.id));
-  return conflict("A contact with this email or phone already exists");
+  if (holder) return conflict(duplicateMessage(holder.matched, holder.contact.id));
+  return conflict("A contact with this external_id, email or phone already exists");
 }
 
 const decodeContacts = rowDecoder(contacts);
@@ -123,11 +129,17 @@ export interface ContactFilters {
   q?: string;
   tag?: string;
   source?: string;
+  externalId?: string;
   deleted: boolean;
 }
 
-type ContactListShape = `${"q" | ""}/${"tag" | ""}/${"source" | ""}/${"live" | "deleted"}`;
-type ContactListValues = { agencyId: string; match?: string; tag?: string; source?: string };
+type ContactListShape = `${"q" | ""}/${"tag" | ""}/${"source" | ""}/${"external" | ""}/${"live" | "deleted"}`;
+/** A list's shape and whether its page starts after a cursor. */
+type ContactPageShape = `${ContactListShape}/${"after" | ""}`;
+
+/** Newest first, the id on ties. */
+export const contactOrder = listOrder("desc", { createdAt: contacts.createdAt, id: contacts.id });
+type ContactListValues = { agencyId: string; match?: string; tag?: string; source?: string; externalId?: string };
 
 /**
  * One page of the agency's contacts and the number of matches, for one shape of filters. Each
@@ -140,12 +152,14 @@ type ContactListValues = { agencyId: string; match?: string; tag?: string; sourc
  * `id IN (subquery)` instead it preferred walking contacts_agency_created_idx in order and
  * probing the subquery's results, which reads every contact of the agency.
  */
-function contactList(qb: QueryBuilder, shape: ContactListShape) {
-  const [q, tag, source, state] = shape.split("/");
+function contactList(qb: QueryBuilder, shape: ContactPageShape) {
+  const [q, tag, source, external, state, after] = shape.split("/");
   const where = and(
     eq(contacts.agencyId, sql.placeholder("agencyId")),
     state === "deleted" ? isNotNull(contacts.deletedAt) : isNull(contacts.deletedAt),
     source ? eq(contacts.source, sql.placeholder("source")) : undefined,
+    // Live contacts by external_id: one probe of its partial unique index.
+    external ? eq(contacts.externalId, sql.placeholder("externalId")) : undefined,
   );
   // The index the query is driven from, and how its rows meet contacts.
   let driver: { table: typeof contactsFts | typeof contactTags; where: SQL | undefined } | undefined;
@@ -168,34 +182,41 @@ function contactList(qb: QueryBuilder, shape: ContactListShape) {
     };
   }
   const columns = getTableColumns(contacts);
-  const rows = driver
-    ? qb.select(columns).from(driver.table).crossJoin(contacts).where(and(driver.where, where))
-    : qb.select(columns).from(contacts).where(where);
+  const rows = (more?: SQL) =>
+    driver
+      ? qb.select(columns).from(driver.table).crossJoin(contacts).where(and(driver.where, where, more))
+      : qb.select(columns).from(contacts).where(and(where, more));
   return {
-    // Newest first; rowid breaks ties between contacts created in the same millisecond.
-    page: rows.orderBy(desc(contacts.createdAt), desc(sql`${contacts}.rowid`)).limit(sql.placeholder("limit")).offset(sql.placeholder("offset")),
+    page: rows(after ? contactOrder.placeholders() : undefined)
+      .orderBy(...contactOrder.orderBy)
+      .limit(sql.placeholder("read"))
+      .offset(sql.placeholder("offset")),
     // Without filters the total is the maintained count (record_counts), not a count of the agency.
     total:
-      !q && !tag && !source
+      !q && !tag && !source && !external
         ? maintainedCount(qb, state === "deleted" ? "contacts.deleted" : "contacts.live")
         : driver
           ? qb.select({ total: countAll() }).from(driver.table).crossJoin(contacts).where(and(driver.where, where))
           : qb.select({ total: countAll() }).from(contacts).where(where),
   };
 }
-const contactPage = compiledQuery<ContactListValues & { limit: number; offset: number }, ContactListShape>((qb, shape) => contactList(qb, shape).page);
-const contactCount = compiledQuery<ContactListValues, ContactListShape>((qb, shape) => contactList(qb, shape).total);
+const contactPage = compiledQuery<ContactListValues & { read: number; offset: number }, ContactPageShape>((qb, shape) => contactList(qb, shape).page);
+const contactCount = compiledQuery<ContactListValues, ContactPageShape>((qb, shape) => contactList(qb, shape).total);
 
-/** The page and count queries of a list, or undefined when q cannot match anything. */
-export function listContactsQueries(agencyId: string, filters: ContactFilters, page: Pagination) {
+/** The page and count queries of a list (the count a number when the page knows it), or undefined when q cannot match anything. */
+export function listContactsQueries(agencyId: string, filters: ContactFilters, page: PageWindow) {
   const match = filters.q ? contactSearchMatch(agencyId, filters.q) : undefined;
   if (filters.q && match === undefined) return undefined;
-  const shape: ContactListShape = `${match !== undefined ? "q" : ""}/${filters.tag !== undefined ? "tag" : ""}/${filters.source !== undefined ? "source" : ""}/${filters.deleted ? "deleted" : "live"}`;
-  const values = { agencyId, match, tag: filters.tag, source: filters.source };
-  return { page: contactPage({ ...values, limit: page.limit, offset: offsetOf(page) }, shape), total: contactCount(values, shape) };
+  const shape: ContactListShape = `${match !== undefined ? "q" : ""}/${filters.tag !== undefined ? "tag" : ""}/${filters.source !== undefined ? "source" : ""}/${filters.externalId !== undefined ? "external" : ""}/${filters.deleted ? "deleted" : "live"}`;
+  const values = { agencyId, match, tag: filters.tag, source: filters.source, externalId: filters.externalId };
+  const after = page.after ? contactOrder.bind(page.after) : {};
+  return {
+    page: contactPage({ ...values, ...after, read: page.read, offset: page.offset }, `${shape}/${page.after ? "after" : ""}`),
+    total: page.total ?? contactCount(values, `${shape}/`),
+  };
 }
 
-export async function listContacts(db: Db, agencyId: string, filters: ContactFilters, page: Pagination) {
+export async function listContacts(db: Db, agencyId: string, filters: ContactFilters, page: PageWindow) {
   // A q without a letter or digit matches nothing: answer without reading anything.
   const queries = listContactsQueries(agencyId, filters, page);
   if (!queries) return { rows: [], total: 0 };
@@ -215,6 +236,7 @@ export interface NewContact {
   source: string | null;
   pathId: string | null;
   customFields: Record<string, unknown>;
+  externalId: string | null;
 }
 
 /**
@@ -222,16 +244,28 @@ export interface NewContact {
  * two concurrent creates with one email exactly one insert succeeds; the loser is a 409.
  */
 export async function createContact(db: Db, agencyId: string, input: NewContact) {
-  const now = nowIso();
-  const row: ContactRow = { id: newId(), agencyId, ...input, createdAt: now, updatedAt: now, deletedAt: null };
+  const row = newContactRow(agencyId, input);
   try {
-    await db.batch([db.insert(contacts).values(row), ...syncTags(db, agencyId, row.id), contactEvent(db, agencyId, row.id, "contact.created")]);
+    await db.batch(contactInsert(db, row));
   } catch (error) {
     if (isUniqueViolation(error)) throw await duplicateError(db, agencyId, input);
     throw error;
   }
   return row;
 }
+
+export const newContactRow = (agencyId: string, input: NewContact): ContactRow => {
+  const now = nowIso();
+  return { id: newId(), agencyId, ...input, createdAt: now, updatedAt: now, deletedAt: null };
+};
+
+/** The statements that create a contact: its row, its tags' mirror and its `contact.created` event. */
+export const contactInsert = (db: Db, row: ContactRow) =>
+  [
+    db.insert(contacts).values(row),
+    ...(row.tags.length > 0 ? syncTags(db, row.agencyId, row.id).slice(1) : []),
+    contactEvent(db, row.agencyId, row.id, "contact.created"),
+  ] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
 
 export interface ContactPatch {
   firstName?: string;
@@ -243,6 +277,7 @@ export interface ContactPatch {
   pathId?: string | null;
   /** Merged into the stored values; `null` removes a key. */
   customFields?: CustomFieldsInput;
+  externalId?: string | null;
 }
 
 /**
@@ -251,21 +286,29 @@ export interface ContactPatch {
  * Returns undefined when the contact is not live (any more).
  */
 export async function updateContact(db: Db, agencyId: string, contactId: string, patch: ContactPatch) {
+  const [update, ...rest] = contactUpdate(db, agencyId, contactId, patch);
+  try {
+    const [updated] = await db.batch([update.returning(), ...rest]);
+    return updated[0];
+  } catch (error) {
+    if (isUniqueViolation(error)) throw await duplicateError(db, agencyId, patch, contactId);
+    throw error;
+  }
+}
+
+/** The statements of a PATCH of a live contact: the update, its `contact.updated` event (when it changed) and the tags' mirror. */
+export function contactUpdate(db: Db, agencyId: string, contactId: string, patch: ContactPatch) {
   const { customFields, ...columns } = patch;
   const set = {
     ...columns,
     ...(customFields !== undefined ? { customFields: sql`json_patch(${contacts.customFields}, ${JSON.stringify(customFields)})` } : {}),
     updatedAt: nowIso(),
   };
-  const update = db.update(contacts).set(set).where(liveContactWhere(agencyId, contactId)).returning();
-  const event = contactEvent(db, agencyId, contactId, "contact.updated", { ifChanged: true });
-  try {
-    const [updated] = await db.batch([update, event, ...(patch.tags === undefined ? [] : syncTags(db, agencyId, contactId))]);
-    return updated[0];
-  } catch (error) {
-    if (isUniqueViolation(error)) throw await duplicateError(db, agencyId, patch, contactId);
-    throw error;
-  }
+  return [
+    db.update(contacts).set(set).where(liveContactWhere(agencyId, contactId)),
+    contactEvent(db, agencyId, contactId, "contact.updated", { ifChanged: true }),
+    ...(patch.tags === undefined ? [] : syncTags(db, agencyId, contactId)),
+  ] as const;
 }
 
 export async function softDeleteContact(db: Db, agencyId: string, contactId: string) {

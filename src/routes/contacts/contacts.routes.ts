@@ -1,4 +1,5 @@
 import { jsonBody, jsonContent } from "@/lib/openapi";
+import { SYNC_LOOP_TEXT } from "@/lib/pagination";
 import { partnerRoute } from "@/routes/partner-route";
 import { UNKNOWN_PATH_MESSAGE } from "@/routes/paths/path-lookup";
 import {
@@ -12,6 +13,9 @@ import {
   MAX_LISTED_SOURCES,
   MAX_LISTED_TAGS,
   UpdateContactBody,
+  BulkContactsBody,
+  BulkContactsResponse,
+  MAX_BULK_CONTACTS,
   contactMessages,
 } from "./contacts.schemas";
 
@@ -20,11 +24,11 @@ const notFoundExample = {
   404: { description: "No live contact with this uuid in your agency.", error: contactMessages.notFound },
 };
 const duplicateExample = {
-  409: { description: "A live contact already has this email or phone; the message names it.", error: contactMessages.duplicateEmail(exampleUuid) },
+  409: { description: "A live contact already has this external_id, email or phone; the message names it.", error: contactMessages.duplicateEmail(exampleUuid) },
 };
 
 const writeRules =
-  "`email` is stored lower-cased and `phone` (10-digit US or E.164) in E.164; each must be unique among live " +
+  "`email` is stored lower-cased and `phone` (10-digit US or E.164) in E.164; each, and `external_id`, must be unique among live " +
   "contacts, otherwise 409 with the existing contact's uuid in the message. `tags` are trimmed and repeats dropped. " +
   "`path_uuid` must be a path of your agency (else 400 `" + UNKNOWN_PATH_MESSAGE + "`). `custom_fields` keys must " +
   "be live fields of your agency with values of the field's type (else 400 naming `custom_fields.<key>`). Unknown " +
@@ -40,7 +44,8 @@ export const listContacts = partnerRoute({
     "Lists the agency's live contacts, newest first (by `created_at`). Filters combine with AND: `q` searches by " +
     "word starts in the first name, last name and email, and by digits in the phone number (see `q`); `tag` and " +
     "`source` match exactly. `deleted=true` lists soft-deleted contacts instead (`q` searches them too), for " +
-    "example to find one to restore. Paginated with `page` and `limit`; `pagination.total` counts every match.",
+    "example to find one to restore. `external_id` finds the contact with your own id. `pagination.total` counts every match.\n\n" +
+    SYNC_LOOP_TEXT,
   scopes: ["contacts"],
   request: { query: ListContactsQuery },
   responses: { 200: jsonContent(ContactListResponse, "One page of contacts.") },
@@ -57,6 +62,30 @@ export const createContact = partnerRoute({
   request: { body: jsonBody(CreateContactBody) },
   errorExamples: { 400: { error: contactMessages.namesRequired }, ...duplicateExample },
   responses: { 201: jsonContent(ContactResponse, "The created contact.") },
+});
+
+export const bulkUpsertContacts = partnerRoute({
+  method: "post",
+  path: "/contacts/bulk",
+  operationId: "bulkUpsertContacts",
+  tags: ["Contacts"],
+  summary: "Create or update contacts in bulk",
+  description:
+    `Creates or updates up to ${MAX_BULK_CONTACTS} contacts in one request, for keeping your CRM and the agency in step. Each item is a ` +
+    "contact as `POST /contacts` takes it, plus `match_on` (`external_id`, `email` or `phone`; default: the first of those the item has). " +
+    "An item that matches a live contact updates it: the fields sent replace the stored ones, `custom_fields` are merged (`null` removes a key) " +
+    "and fields not sent are kept. Otherwise the item creates a contact. Items are applied in order, each seeing the ones before it, so a " +
+    "contact created by one item is updated by a later item that matches it.\n\n" +
+    "The answer is 200 with one result per item, in order: `created`, `updated`, `unchanged` (nothing to change: nothing written) or `error`, " +
+    "with the message `POST /contacts` or `PATCH /contacts/{contact_uuid}` would have given and its code (`validation_error`, or `conflict` " +
+    "when another live contact holds the item's external_id, email or phone). A bad item fails only itself. Every created or updated contact " +
+    "writes its `contact.created` or `contact.updated` event; a created one with a `path_uuid` counts as a lead of that path. " +
+    `More than ${MAX_BULK_CONTACTS} items, or a body that is not \`{ "contacts": [ ... ] }\`, is 400 for the whole request. ` +
+    "Send an `Idempotency-Key` to make a retry safe.",
+  scopes: ["contacts"],
+  request: { body: jsonBody(BulkContactsBody) },
+  errorExamples: { 400: { error: contactMessages.bulkSize } },
+  responses: { 200: jsonContent(BulkContactsResponse, "One result per item, in the order sent.") },
 });
 
 export const listContactTags = partnerRoute({

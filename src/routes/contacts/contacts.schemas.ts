@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { countInt, instantString, uuidString } from "@/lib/bounded";
+import { boundedInt, countInt, instantString, uuidString } from "@/lib/bounded";
 import { queryBoolean } from "@/lib/query";
 import { uuidField, uuidParam } from "@/lib/ids";
 import { documentedNullable } from "@/lib/openapi";
-import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
 import { e164String, phoneField } from "@/lib/phone";
 
 export const MAX_TAGS = 50;
@@ -12,6 +12,7 @@ export const MAX_SOURCE_LENGTH = 100;
 export const MAX_NAME_LENGTH = 100;
 /** The longest address SMTP can deliver to (RFC 5321: a 256-octet path less its angle brackets). */
 export const MAX_EMAIL_LENGTH = 254;
+export const MAX_EXTERNAL_ID_LENGTH = 255;
 /**
  * `GET /contacts/tags` and `GET /contacts/sources` list at most this many values, the most used
  * first: enough for any tagging scheme a person reads, and one bounded response however many
@@ -19,6 +20,13 @@ export const MAX_EMAIL_LENGTH = 254;
  */
 export const MAX_LISTED_TAGS = 1000;
 export const MAX_LISTED_SOURCES = 1000;
+
+/** The values unique among an agency's live contacts, in the order a match looks for them. */
+export const contactKeys = ["external_id", "email", "phone"] as const;
+export type ContactKey = (typeof contactKeys)[number];
+
+/** Contacts in one `POST /contacts/bulk`. */
+export const MAX_BULK_CONTACTS = 100;
 
 export const contactMessages = {
   notFound: "Contact not found",
@@ -33,7 +41,12 @@ export const contactMessages = {
   customFieldsType: "custom_fields must be an object of field keys to values",
   duplicateEmail: (uuid: string) => `A contact with this email already exists: ${uuid}`,
   duplicatePhone: (uuid: string) => `A contact with this phone already exists: ${uuid}`,
+  duplicateExternalId: (uuid: string) => `A contact with this external_id already exists: ${uuid}`,
+  externalId: `external_id must be 1 to ${MAX_EXTERNAL_ID_LENGTH} characters`,
   notDeleted: "Contact is not deleted",
+  bulkSize: `contacts must be an array of 1 to ${MAX_BULK_CONTACTS} contacts`,
+  matchOn: "match_on must be one of: external_id, email, phone",
+  matchOnMissing: (key: ContactKey) => `match_on is ${key}, but the contact has no ${key}`,
 } as const;
 
 const exampleUuid = "5d2f8a10-3c4b-4e7a-9f1d-8c6b5a4e3d21";
@@ -49,6 +62,7 @@ const contactExample = {
   source: "Zillow",
   path_uuid: pathExampleUuid,
   custom_fields: { lead_stage: "qualified", budget: 450000 },
+  external_id: "crm-10442",
   created_at: "2026-11-20T14:05:00.000Z",
   updated_at: "2026-11-21T09:30:00.000Z",
   deleted_at: null,
@@ -78,6 +92,11 @@ export const Contact = z
     custom_fields: z
       .record(z.string(), z.unknown())
       .openapi({ description: "Values of the agency's custom fields, by field key (see `GET /fields`)." }),
+    external_id: z
+      .string()
+      .max(MAX_EXTERNAL_ID_LENGTH)
+      .nullable()
+      .openapi({ description: "Your own id for the contact (your CRM's); unique among live contacts, null when not set." }),
     created_at: instantString(),
     updated_at: instantString(),
     deleted_at: instantString()
@@ -93,7 +112,7 @@ export const ContactResponse = z
 export const ContactListResponse = z
   .object({ success: z.literal(true), contacts: z.array(Contact).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("ContactListResponse", {
-    example: { success: true, contacts: [contactExample], pagination: { page: 1, limit: 20, total: 1 } },
+    example: { success: true, contacts: [contactExample], pagination: singlePageExample },
   });
 
 export const ContactTagsResponse = z
@@ -157,6 +176,13 @@ export const ListContactsQuery = paginationQuery.extend({
     .max(MAX_SOURCE_LENGTH, contactMessages.source)
     .optional()
     .openapi({ param: { name: "source", in: "query" }, description: "Only contacts with exactly this source (case-sensitive).", example: "Zillow" }),
+  external_id: z
+    .string()
+    .trim()
+    .min(1, contactMessages.externalId)
+    .max(MAX_EXTERNAL_ID_LENGTH, contactMessages.externalId)
+    .optional()
+    .openapi({ param: { name: "external_id", in: "query" }, description: "Only the contact with exactly this external_id.", example: "crm-10442" }),
   deleted: queryBoolean("deleted", "`true` lists soft-deleted contacts (which can be restored) instead of live ones. Default `false`.", false),
 });
 
@@ -207,6 +233,16 @@ const sourceField = z
   .max(MAX_SOURCE_LENGTH, contactMessages.source)
   .openapi({ description: `Where the contact came from, 1 to ${MAX_SOURCE_LENGTH} characters.`, example: "Zillow" });
 
+const externalIdField = z
+  .string({ error: "external_id must be a string" })
+  .trim()
+  .min(1, contactMessages.externalId)
+  .max(MAX_EXTERNAL_ID_LENGTH, contactMessages.externalId)
+  .openapi({
+    description: `Your own id for the contact, 1 to ${MAX_EXTERNAL_ID_LENGTH} characters (trimmed, case kept); unique among your live contacts, so a clash is 409 naming the contact that holds it.`,
+    example: "crm-10442",
+  });
+
 const pathField = uuidField("path_uuid")
   .transform((id) => id.toLowerCase())
   .openapi({ type: "string", format: "uuid", description: "A path of your agency; an unknown one is 400 `Unknown path_uuid`.", example: pathExampleUuid });
@@ -231,6 +267,7 @@ export const CreateContactBody = z
     source: sourceField.nullish(),
     path_uuid: pathField.nullish().openapi(documentedNullable),
     custom_fields: customFieldsField(false).optional(),
+    external_id: externalIdField.nullish().openapi(documentedNullable),
   })
   .openapi("CreateContactRequest", {
     example: {
@@ -242,6 +279,7 @@ export const CreateContactBody = z
       source: "Zillow",
       path_uuid: pathExampleUuid,
       custom_fields: { lead_stage: "qualified", budget: 450000 },
+      external_id: "crm-10442",
     },
   });
 
@@ -255,7 +293,71 @@ export const UpdateContactBody = z
     source: sourceField.nullable().optional(),
     path_uuid: pathField.nullable().optional().openapi(documentedNullable),
     custom_fields: customFieldsField(true).optional(),
+    external_id: externalIdField.nullable().optional().openapi(documentedNullable),
   })
   .openapi("UpdateContactRequest", {
     example: { last_name: "King", tags: ["buyer"], custom_fields: { lead_stage: "won", budget: null } },
+  });
+
+export const BulkContactItem = CreateContactBody.extend({
+  match_on: z.enum(contactKeys, { error: contactMessages.matchOn }).optional().openapi({
+    description:
+      "Which value finds the contact to update: `external_id`, `email` or `phone`. Default: the first of those the item has. " +
+      "An item with none of them is always created.",
+    example: "external_id",
+  }),
+}).openapi("BulkContactItem", {
+  description: "A contact as `POST /contacts` takes it, plus `match_on`. When it matches a live contact, the fields sent replace that contact's (custom_fields are merged, `null` removes a key) and fields not sent are kept.",
+  example: { first_name: "Ada", last_name: "Lovelace", email: "ada@example.com", external_id: "crm-10442", tags: ["buyer"], match_on: "external_id" },
+});
+
+export const BulkContactsBody = z
+  .strictObject({
+    contacts: z
+      // Each item is checked on its own (one bad item fails only itself); the document shows BulkContactItem.
+      .array(z.unknown().openapi({ $ref: "#/components/schemas/BulkContactItem" } as object))
+      .min(1, contactMessages.bulkSize)
+      .max(MAX_BULK_CONTACTS, contactMessages.bulkSize)
+      .openapi({ description: `1 to ${MAX_BULK_CONTACTS} contacts, applied in order.` }),
+  })
+  .openapi("BulkContactsRequest", {
+    example: {
+      contacts: [
+        { first_name: "Ada", last_name: "Lovelace", email: "ada@example.com", external_id: "crm-10442" },
+        { first_name: "Grace", last_name: "Hopper", phone: "+12125550199", external_id: "crm-10443", tags: ["vip"] },
+      ],
+    },
+  });
+
+export const bulkStatuses = ["created", "updated", "unchanged", "error"] as const;
+
+export const BulkContactResult = z
+  .object({
+    index: boundedInt(0, MAX_BULK_CONTACTS - 1).openapi({ description: "The item's position in `contacts`, from 0." }),
+    status: z.enum(bulkStatuses).openapi({
+      description: "`created`, `updated`, `unchanged` (it matched a contact that already had these values: nothing written) or `error`.",
+    }),
+    contact_uuid: uuidString().nullable().openapi({ description: "The contact created, updated or matched; null for an error." }),
+    error: z
+      .string()
+      .max(1000)
+      .nullable()
+      .openapi({ description: "What was wrong, in the words `POST /contacts` and `PATCH /contacts/{contact_uuid}` use; null unless `status` is `error`." }),
+    code: z
+      .enum(["validation_error", "conflict"])
+      .nullable()
+      .openapi({ description: "`validation_error` (the item is invalid) or `conflict` (another contact holds its external_id, email or phone); null unless `status` is `error`." }),
+  })
+  .openapi("BulkContactResult");
+
+export const BulkContactsResponse = z
+  .object({ success: z.literal(true), results: z.array(BulkContactResult).max(MAX_BULK_CONTACTS) })
+  .openapi("BulkContactsResponse", {
+    example: {
+      success: true,
+      results: [
+        { index: 0, status: "created", contact_uuid: exampleUuid, error: null, code: null },
+        { index: 1, status: "error", contact_uuid: null, error: "A contact with this phone already exists: 0c9e2f4a-6b1d-4e3f-8a7c-5d2b1e0f9a83", code: "conflict" },
+      ],
+    },
   });

@@ -1,8 +1,8 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { conflict, notFound } from "@/lib/errors";
-import { paginationOf } from "@/lib/pagination";
 import { redeliver } from "@/routes/webhook-endpoints/webhook-endpoints.repository";
+import { answeredPage, askedPage } from "@/routes/list-pages";
 import * as repo from "./events.repository";
 import type * as routes from "./events.routes";
 import { eventMessages } from "./events.schemas";
@@ -10,9 +10,11 @@ import { eventMessages } from "./events.schemas";
 type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], AppBindings>;
 
 export const listEvents: Handler<"listEvents"> = async (c) => {
-  const { page, limit, type, from, to } = c.req.valid("query");
-  const { rows, total } = await repo.listEvents(c.var.db, c.var.caller.agencyId, { type, from, to }, { page, limit });
-  return c.json({ success: true as const, events: rows.map(repo.toPublicEvent), pagination: paginationOf({ page, limit }, total) }, 200);
+  const query = c.req.valid("query");
+  const asked = await askedPage(c, query, repo.eventOrder);
+  const found = await repo.listEvents(c.var.db, c.var.caller.agencyId, { type: query.type, from: query.from, to: query.to }, asked);
+  const { rows, pagination } = await answeredPage(c, asked, found, repo.eventOrder.keysOf);
+  return c.json({ success: true as const, events: rows.map(repo.toPublicEvent), pagination }, 200);
 };
 
 export const getEvent: Handler<"getEvent"> = async (c) => {

@@ -1,8 +1,8 @@
-import { and, count, desc, eq, gte, lt, sql } from "drizzle-orm";
+import { and, count, eq, gte, lt } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { listOrder, readListPage, type PageWindow } from "@/db/list-order";
 import { events } from "@/db/schema";
 import type { EventType } from "@/lib/events";
-import { offsetOf, type Pagination } from "@/lib/pagination";
 import { EVENT_RETENTION_MS } from "@/lib/webhooks/webhook-message";
 import type { z } from "@hono/zod-openapi";
 import { renderObject } from "./event-objects";
@@ -38,8 +38,10 @@ export interface EventFilters {
   to?: string;
 }
 
+export const eventOrder = listOrder("desc", { createdAt: events.createdAt, id: events.id });
+
 /** Newest first, through `(agency, created_at)` or `(agency, type, created_at)`. */
-export async function listEvents(db: Db, agencyId: string, filters: EventFilters, page: Pagination) {
+export function listEvents(db: Db, agencyId: string, filters: EventFilters, page: PageWindow) {
   const where = and(
     eq(events.agencyId, agencyId),
     retained(),
@@ -47,16 +49,10 @@ export async function listEvents(db: Db, agencyId: string, filters: EventFilters
     filters.from ? gte(events.createdAt, filters.from) : undefined,
     filters.to ? lt(events.createdAt, filters.to) : undefined,
   );
-  const [rows, totals] = await db.batch([
-    db
-      .select()
-      .from(events)
-      .where(where)
-      // rowid breaks ties between events of one millisecond: the later write is newer.
-      .orderBy(desc(events.createdAt), desc(sql`${events}.rowid`))
-      .limit(page.limit)
-      .offset(offsetOf(page)),
+  return readListPage(
+    db,
+    page,
+    db.select().from(events).where(eventOrder.where(page, where)).orderBy(...eventOrder.orderBy).limit(page.read).offset(page.offset),
     db.select({ total: count() }).from(events).where(where),
-  ]);
-  return { rows, total: totals[0]?.total ?? 0 };
+  );
 }

@@ -1,6 +1,7 @@
 import { jsonContent } from "@/lib/openapi";
 import { partnerRoute } from "@/routes/partner-route";
 import { EventListResponse, EventParams, EventResponse, ListEventsQuery, RedeliverResponse, eventMessages } from "./events.schemas";
+import { SYNC_LOOP_TEXT } from "@/lib/pagination";
 
 const TAGS: ["Events"] = ["Events"];
 
@@ -15,8 +16,8 @@ export const listEvents = partnerRoute({
     "message, lead order, path, custom field or team member writes one, in the same transaction as the change " +
     "(a change without its event, or an event without its change, cannot happen). Filter with `type` and with " +
     "`from` (inclusive) and `to` (exclusive), ISO 8601 instants. `data.object` is the record as that change left it, " +
-    "exactly as its own route returns it. Paginated with `page` and `limit`; `pagination.total` counts every match. " +
-    "Events older than 30 days are deleted.",
+    "exactly as its own route returns it. `pagination.total` counts every match. Events older than 30 days are deleted.\n\n" +
+    SYNC_LOOP_TEXT,
   scopes: ["webhooks"],
   request: { query: ListEventsQuery },
   errorExamples: { 400: { error: eventMessages.type } },

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { instantString, uuidString } from "@/lib/bounded";
 import { eventTypes, type EventType } from "@/lib/events";
 import { uuidParam } from "@/lib/ids";
-import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
 import { Appointment } from "@/routes/appointments/appointments.schemas";
 import { Contact } from "@/routes/contacts/contacts.schemas";
 import { Field } from "@/routes/fields/fields.schemas";
@@ -104,7 +104,7 @@ export const EventResponse = z.object({ success: z.literal(true), event: Event }
 
 export const EventListResponse = z
   .object({ success: z.literal(true), events: z.array(Event).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
-  .openapi("EventListResponse", { example: { success: true, events: [exampleEvent], pagination: { page: 1, limit: 20, total: 1 } } });
+  .openapi("EventListResponse", { example: { success: true, events: [exampleEvent], pagination: singlePageExample } });
 
 export const EventParams = z.object({ event_uuid: uuidParam("event_uuid") });
 

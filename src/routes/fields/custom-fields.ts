@@ -44,9 +44,13 @@ function typeProblem(field: FieldRow, value: unknown): string | null {
  * still be cleared. All problems are reported at once (`details`); the first is the message.
  */
 export async function validateCustomFields(db: Db, agencyId: string, input: Record<string, unknown>): Promise<CustomFieldsInput> {
+  if (Object.keys(input).length === 0) return {};
+  return checkCustomFields(await listAllFields(db, agencyId), input);
+}
+
+/** validateCustomFields against definitions already read (all of the agency's, archived included). */
+export function checkCustomFields(definitions: FieldRow[], input: Record<string, unknown>): CustomFieldsInput {
   const keys = Object.keys(input);
-  if (keys.length === 0) return {};
-  const definitions = await listAllFields(db, agencyId);
   const live = new Map(definitions.filter((f) => f.archivedAt === null).map((f) => [f.key, f]));
   const archived = new Set(definitions.filter((f) => f.archivedAt !== null).map((f) => f.key));
 

@@ -1,8 +1,8 @@
 import type { Hook, RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { badRequest, notFound } from "@/lib/errors";
-import { paginationOf } from "@/lib/pagination";
 import { validationHook } from "@/lib/validation";
+import { answeredPage, askedPage } from "@/routes/list-pages";
 import * as repo from "./fields.repository";
 import type * as routes from "./fields.routes";
 import { fieldMessages, optionTypes } from "./fields.schemas";
@@ -10,12 +10,11 @@ import { fieldMessages, optionTypes } from "./fields.schemas";
 type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], AppBindings>;
 
 export const listFields: Handler<"listFields"> = async (c) => {
-  const { include_archived, page, limit } = c.req.valid("query");
-  const { rows, total } = await repo.listFields(c.var.db, c.var.caller.agencyId, {
-    includeArchived: include_archived,
-    page: { page, limit },
-  });
-  return c.json({ success: true as const, fields: rows.map(repo.toPublicField), pagination: paginationOf({ page, limit }, total) }, 200);
+  const query = c.req.valid("query");
+  const asked = await askedPage(c, query, repo.fieldOrder);
+  const found = await repo.listFields(c.var.db, c.var.caller.agencyId, { includeArchived: query.include_archived, page: asked });
+  const { rows, pagination } = await answeredPage(c, asked, found, repo.fieldOrder.keysOf);
+  return c.json({ success: true as const, fields: rows.map(repo.toPublicField), pagination }, 200);
 };
 
 export const createField: Handler<"createField"> = async (c) => {

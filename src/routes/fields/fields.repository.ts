@@ -1,12 +1,12 @@
-import { and, asc, count, eq, isNull, sql } from "drizzle-orm";
+import { and, count, eq, isNull } from "drizzle-orm";
 import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import type { Db } from "@/db/client";
+import { listOrder, readListPage, type PageWindow } from "@/db/list-order";
 import { writeWithEvent } from "@/db/write-with-event";
 import { fields, type FieldType } from "@/db/schema";
 import { conflict } from "@/lib/errors";
 import { eventStatement, type EventType } from "@/lib/events";
 import { newId } from "@/lib/ids";
-import { offsetOf, type Pagination } from "@/lib/pagination";
 import { nowIso } from "@/lib/time";
 import { isUniqueViolation } from "@/lib/db-errors";
 import { fieldMessages } from "./fields.schemas";
@@ -39,20 +39,17 @@ const updateLiveField = (db: Db, agencyId: string, fieldId: string, type: EventT
     fieldEvent(db, agencyId, fieldId, type, { ifChanged: true }),
   );
 
-/** Definitions read best in the order they were made: oldest first, insertion order on ties. */
-export async function listFields(db: Db, agencyId: string, options: { includeArchived: boolean; page: Pagination }) {
+export const fieldOrder = listOrder("asc", { createdAt: fields.createdAt, id: fields.id });
+
+/** Definitions read best in the order they were made: oldest first, the id on ties. */
+export function listFields(db: Db, agencyId: string, options: { includeArchived: boolean; page: PageWindow }) {
   const where = options.includeArchived ? eq(fields.agencyId, agencyId) : and(eq(fields.agencyId, agencyId), isNull(fields.archivedAt));
-  const [rows, totals] = await db.batch([
-    db
-      .select()
-      .from(fields)
-      .where(where)
-      .orderBy(asc(fields.createdAt), asc(sql`${fields}.rowid`))
-      .limit(options.page.limit)
-      .offset(offsetOf(options.page)),
+  return readListPage(
+    db,
+    options.page,
+    db.select().from(fields).where(fieldOrder.where(options.page, where)).orderBy(...fieldOrder.orderBy).limit(options.page.read).offset(options.page.offset),
     db.select({ total: count() }).from(fields).where(where),
-  ]);
-  return { rows, total: totals[0]?.total ?? 0 };
+  );
 }
 
 /** Every definition of the agency, live and archived: the input of custom_fields checks. */

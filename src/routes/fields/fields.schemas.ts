@@ -3,7 +3,7 @@ import { instantString, uuidString } from "@/lib/bounded";
 import { queryBoolean } from "@/lib/query";
 import { fieldTypes } from "@/db/schema";
 import { uuidParam } from "@/lib/ids";
-import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
 
 export const MAX_KEY_LENGTH = 64;
 export const FIELD_KEY_PATTERN = new RegExp(`^[a-z][a-z0-9_]{0,${MAX_KEY_LENGTH - 1}}$`);
@@ -69,7 +69,7 @@ export const FieldResponse = z
 export const FieldListResponse = z
   .object({ success: z.literal(true), fields: z.array(Field).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("FieldListResponse", {
-    example: { success: true, fields: [fieldExample], pagination: { page: 1, limit: 20, total: 1 } },
+    example: { success: true, fields: [fieldExample], pagination: singlePageExample },
   });
 
 export const ListFieldsQuery = paginationQuery.extend({

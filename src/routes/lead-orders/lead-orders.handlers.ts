@@ -2,7 +2,7 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { Db } from "@/db/client";
 import type { AppBindings } from "@/lib/context";
 import { conflict, notFound } from "@/lib/errors";
-import { paginationOf } from "@/lib/pagination";
+import { answeredPage, askedPage } from "@/routes/list-pages";
 import * as repo from "./lead-orders.repository";
 import type * as routes from "./lead-orders.routes";
 import { leadOrderMessages } from "./lead-orders.schemas";
@@ -20,12 +20,11 @@ async function existingOrFail(db: Db, agencyId: string, orderId: string, cancele
 }
 
 export const listLeadOrders: Handler<"listLeadOrders"> = async (c) => {
-  const { page, limit, status } = c.req.valid("query");
-  const { rows, total } = await repo.listLeadOrders(c.var.db, c.var.caller.agencyId, { status }, { page, limit });
-  return c.json(
-    { success: true as const, lead_orders: rows.map(repo.toPublicLeadOrder), pagination: paginationOf({ page, limit }, total) },
-    200,
-  );
+  const query = c.req.valid("query");
+  const asked = await askedPage(c, query, repo.leadOrderOrder);
+  const found = await repo.listLeadOrders(c.var.db, c.var.caller.agencyId, { status: query.status }, asked);
+  const { rows, pagination } = await answeredPage(c, asked, found, repo.leadOrderOrder.keysOf);
+  return c.json({ success: true as const, lead_orders: rows.map(repo.toPublicLeadOrder), pagination }, 200);
 };
 
 export const getLeadOrder: Handler<"getLeadOrder"> = async (c) => {

@@ -1,11 +1,11 @@
-import { and, count, desc, eq, ne, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, ne, type SQL } from "drizzle-orm";
 import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import type { Db } from "@/db/client";
+import { listOrder, readListPage, type PageWindow } from "@/db/list-order";
 import { writeWithEvent } from "@/db/write-with-event";
 import { leadOrders } from "@/db/schema";
 import { eventStatement, type EventType } from "@/lib/events";
 import { newId } from "@/lib/ids";
-import { offsetOf, type Pagination } from "@/lib/pagination";
 import { nowIso } from "@/lib/time";
 
 export type LeadOrderRow = typeof leadOrders.$inferSelect;
@@ -41,20 +41,16 @@ const updateOrder = (db: Db, agencyId: string, orderId: string, type: EventType,
 export const getLeadOrder = (db: Db, agencyId: string, orderId: string) =>
   db.select().from(leadOrders).where(ofAgency(agencyId, orderId)).get();
 
-export async function listLeadOrders(db: Db, agencyId: string, filters: { status?: LeadOrderStatus }, page: Pagination) {
+export const leadOrderOrder = listOrder("desc", { createdAt: leadOrders.createdAt, id: leadOrders.id });
+
+export function listLeadOrders(db: Db, agencyId: string, filters: { status?: LeadOrderStatus }, page: PageWindow) {
   const where = and(eq(leadOrders.agencyId, agencyId), filters.status ? eq(leadOrders.status, filters.status) : undefined);
-  const [rows, totals] = await db.batch([
-    db
-      .select()
-      .from(leadOrders)
-      .where(where)
-      // Newest first; rowid breaks ties between orders created in the same millisecond.
-      .orderBy(desc(leadOrders.createdAt), desc(sql`${leadOrders}.rowid`))
-      .limit(page.limit)
-      .offset(offsetOf(page)),
+  return readListPage(
+    db,
+    page,
+    db.select().from(leadOrders).where(leadOrderOrder.where(page, where)).orderBy(...leadOrderOrder.orderBy).limit(page.read).offset(page.offset),
     db.select({ total: count() }).from(leadOrders).where(where),
-  ]);
-  return { rows, total: totals[0]?.total ?? 0 };
+  );
 }
 
 /** Operator only: orders are bought in the dashboard, never created through the Partner API. */

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { leadOrderStatuses } from "@/db/schema";
 import { boundedInt, countInt, instantString, integerFormat, uuidString } from "@/lib/bounded";
 import { uuidParam } from "@/lib/ids";
-import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
 
 export const MAX_DAILY_MAX = 10_000;
 export const MAX_ORDER_NAME_LENGTH = 100;
@@ -81,7 +81,7 @@ export const LeadOrderResponse = z
 export const LeadOrderListResponse = z
   .object({ success: z.literal(true), lead_orders: z.array(LeadOrder).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("LeadOrderListResponse", {
-    example: { success: true, lead_orders: [leadOrderExample], pagination: { page: 1, limit: 20, total: 1 } },
+    example: { success: true, lead_orders: [leadOrderExample], pagination: singlePageExample },
   });
 
 export const LeadOrderParams = z.object({ order_uuid: uuidParam("order_uuid") });

@@ -1,8 +1,8 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { badRequest, notFound } from "@/lib/errors";
-import { paginationOf } from "@/lib/pagination";
 import { getLiveContact } from "@/routes/contacts/contacts.repository";
+import { answeredPage, askedPage } from "@/routes/list-pages";
 import * as repo from "./messages.repository";
 import type * as routes from "./messages.routes";
 import { messageMessages } from "./messages.schemas";
@@ -14,12 +14,12 @@ type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], A
 const messageBody = (row: repo.MessageRow) => ({ success: true as const, message: repo.toPublicMessage(row) });
 
 export const listMessages: Handler<"listMessages"> = async (c) => {
-  const { page, limit, contact_uuid, channel, unread } = c.req.valid("query");
-  const { rows, total } = await repo.listMessages(c.var.db, c.var.caller.agencyId, { contactId: contact_uuid, channel, unread }, { page, limit });
-  return c.json(
-    { success: true as const, messages: rows.map(repo.toPublicMessage), pagination: paginationOf({ page, limit }, total) },
-    200,
-  );
+  const query = c.req.valid("query");
+  const asked = await askedPage(c, query, repo.messageOrder);
+  const filters = { contactId: query.contact_uuid, channel: query.channel, unread: query.unread };
+  const found = await repo.listMessages(c.var.db, c.var.caller.agencyId, filters, asked);
+  const { rows, pagination } = await answeredPage(c, asked, found, repo.messageOrder.keysOf);
+  return c.json({ success: true as const, messages: rows.map(repo.toPublicMessage), pagination }, 200);
 };
 
 export const createMessage: Handler<"createMessage"> = async (c) => {

@@ -1,10 +1,10 @@
-import { and, count, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, count, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { listOrder, readListPage, type PageWindow } from "@/db/list-order";
 import { writeWithEvent } from "@/db/write-with-event";
 import { messages, type messageChannels, type messageDirections } from "@/db/schema";
 import { eventStatement, type EventType } from "@/lib/events";
 import { newId } from "@/lib/ids";
-import { offsetOf, type Pagination } from "@/lib/pagination";
 import { nowIso } from "@/lib/time";
 import type { DeliveryStatus } from "./providers/sms-provider";
 
@@ -39,25 +39,21 @@ export interface MessageFilters {
   unread?: boolean;
 }
 
-export async function listMessages(db: Db, agencyId: string, filters: MessageFilters, page: Pagination) {
+export const messageOrder = listOrder("desc", { createdAt: messages.createdAt, id: messages.id });
+
+export function listMessages(db: Db, agencyId: string, filters: MessageFilters, page: PageWindow) {
   const where = and(
     eq(messages.agencyId, agencyId),
     filters.contactId !== undefined ? eq(messages.contactId, filters.contactId) : undefined,
     filters.channel !== undefined ? eq(messages.channel, filters.channel) : undefined,
     filters.unread === undefined ? undefined : filters.unread ? isNull(messages.readAt) : isNotNull(messages.readAt),
   );
-  const [rows, totals] = await db.batch([
-    db
-      .select()
-      .from(messages)
-      .where(where)
-      // Newest first; rowid breaks ties between messages stored in the same millisecond.
-      .orderBy(desc(messages.createdAt), desc(sql`${messages}.rowid`))
-      .limit(page.limit)
-      .offset(offsetOf(page)),
+  return readListPage(
+    db,
+    page,
+    db.select().from(messages).where(messageOrder.where(page, where)).orderBy(...messageOrder.orderBy).limit(page.read).offset(page.offset),
     db.select({ total: count() }).from(messages).where(where),
-  ]);
-  return { rows, total: totals[0]?.total ?? 0 };
+  );
 }
 
 export interface NewMessage {

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { messageChannels, messageDirections } from "@/db/schema";
 import { instantString, uuidString } from "@/lib/bounded";
 import { uuidField, uuidParam } from "@/lib/ids";
-import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
 import { queryBoolean } from "@/lib/query";
 
 export const MAX_SMS_LENGTH = 1600;
@@ -61,7 +61,7 @@ export const MessageResponse = z
 export const MessageListResponse = z
   .object({ success: z.literal(true), messages: z.array(Message).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("MessageListResponse", {
-    example: { success: true, messages: [messageExample], pagination: { page: 1, limit: 20, total: 1 } },
+    example: { success: true, messages: [messageExample], pagination: singlePageExample },
   });
 
 export const MessageParams = z.object({ message_uuid: uuidParam("message_uuid") });

@@ -22,6 +22,13 @@ export interface NewPathEvent {
  * creation (`lead`) and booking creation (`booking`).
  */
 export async function recordPathEvent(db: Db, agencyId: string, input: NewPathEvent): Promise<PathEventRow> {
+  const { row, insert } = pathEventInsert(db, agencyId, input);
+  await insert;
+  return row;
+}
+
+/** The row of one path event and its INSERT, for a caller's batch. */
+export function pathEventInsert(db: Db, agencyId: string, input: NewPathEvent) {
   const row: PathEventRow = {
     id: newId(),
     agencyId,
@@ -32,6 +39,5 @@ export async function recordPathEvent(db: Db, agencyId: string, input: NewPathEv
     occurredAt: new Date(input.at ?? Date.now()).toISOString(),
     createdAt: nowIso(),
   };
-  await db.insert(pathEvents).values(row);
-  return row;
+  return { row, insert: db.insert(pathEvents).values(row) };
 }

@@ -2,7 +2,7 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import { hasAnyScope } from "@/lib/auth/scopes";
 import type { AppBindings } from "@/lib/context";
 import { badRequest, conflict, notFound } from "@/lib/errors";
-import { paginationOf } from "@/lib/pagination";
+import { answeredPage, askedPage } from "@/routes/list-pages";
 import * as repo from "./paths.repository";
 import type * as routes from "./paths.routes";
 import { pathMessages } from "./paths.schemas";
@@ -12,9 +12,10 @@ type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], A
 const pathBody = (row: repo.PathRow) => ({ success: true as const, path: repo.toPublicPath(row) });
 
 export const listPaths: Handler<"listPaths"> = async (c) => {
-  const { page, limit, status } = c.req.valid("query");
-  const { rows, total } = await repo.listPaths(c.var.db, c.var.caller.agencyId, { status }, { page, limit });
-  const pagination = paginationOf({ page, limit }, total);
+  const query = c.req.valid("query");
+  const asked = await askedPage(c, query, repo.pathOrder);
+  const found = await repo.listPaths(c.var.db, c.var.caller.agencyId, { status: query.status }, asked);
+  const { rows, pagination } = await answeredPage(c, asked, found, repo.pathOrder.keysOf);
   // The route admits `paths` or `analytics`; only `paths` (or `*`) sees the full records.
   if (hasAnyScope(c.var.caller.scopes, ["paths"])) {
     return c.json({ success: true as const, paths: rows.map(repo.toPublicPath), pagination }, 200);
@@ -85,13 +86,9 @@ export const publishPath: Handler<"publishPath"> = async (c) => {
 
 export const listPathVersions: Handler<"listPathVersions"> = async (c) => {
   const { path_uuid } = c.req.valid("param");
-  const { page, limit } = c.req.valid("query");
-  const { db } = c.var;
-  const { agencyId } = c.var.caller;
-  const { found, rows, total } = await repo.listVersions(db, agencyId, path_uuid, { page, limit });
+  const asked = await askedPage(c, c.req.valid("query"), repo.versionOrder);
+  const { found, ...versions } = await repo.listVersions(c.var.db, c.var.caller.agencyId, path_uuid, asked);
   if (!found) throw notFound(pathMessages.notFound);
-  return c.json(
-    { success: true as const, versions: rows.map(repo.toPublicVersion), pagination: paginationOf({ page, limit }, total) },
-    200,
-  );
+  const { rows, pagination } = await answeredPage(c, asked, versions, repo.versionOrder.keysOf);
+  return c.json({ success: true as const, versions: rows.map(repo.toPublicVersion), pagination }, 200);
 };

@@ -1,12 +1,12 @@
-import { and, count, desc, eq, isNull, ne, sql } from "drizzle-orm";
+import { and, count, eq, isNull, ne, sql } from "drizzle-orm";
 import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import type { Db } from "@/db/client";
+import { listOrder, readListPage, type PageWindow } from "@/db/list-order";
 import { writeWithEvent } from "@/db/write-with-event";
 import { paths, pathVersions, type pathStatuses } from "@/db/schema";
 import { isUniqueViolation } from "@/lib/db-errors";
 import { eventStatement, type EventType } from "@/lib/events";
 import { newId } from "@/lib/ids";
-import { offsetOf, type Pagination } from "@/lib/pagination";
 import { nowIso } from "@/lib/time";
 import type { Step } from "./paths.schemas";
 
@@ -66,20 +66,16 @@ const updateEditable = (db: Db, agencyId: string, pathId: string, type: EventTyp
 /** Any path of the agency, archived ones included. */
 export const getPath = (db: Db, agencyId: string, pathId: string) => db.select().from(paths).where(ofAgency(agencyId, pathId)).get();
 
-export async function listPaths(db: Db, agencyId: string, filters: { status?: PathStatus }, page: Pagination) {
+export const pathOrder = listOrder("desc", { createdAt: paths.createdAt, id: paths.id });
+
+export function listPaths(db: Db, agencyId: string, filters: { status?: PathStatus }, page: PageWindow) {
   const where = and(eq(paths.agencyId, agencyId), filters.status ? eq(paths.status, filters.status) : ne(paths.status, "archived"));
-  const [rows, totals] = await db.batch([
-    db
-      .select()
-      .from(paths)
-      .where(where)
-      // Newest first; rowid breaks ties between paths created in the same millisecond.
-      .orderBy(desc(paths.createdAt), desc(sql`${paths}.rowid`))
-      .limit(page.limit)
-      .offset(offsetOf(page)),
+  return readListPage(
+    db,
+    page,
+    db.select().from(paths).where(pathOrder.where(page, where)).orderBy(...pathOrder.orderBy).limit(page.read).offset(page.offset),
     db.select({ total: count() }).from(paths).where(where),
-  ]);
-  return { rows, total: totals[0]?.total ?? 0 };
+  );
 }
 
 export async function createPath(db: Db, agencyId: string, input: { name: string; description: string | null; steps: Step[] }) {
@@ -146,16 +142,19 @@ export async function archivePath(db: Db, agencyId: string, pathId: string) {
   return updateEditable(db, agencyId, pathId, "path.deleted", { status: "archived", deletedAt: now, updatedAt: now });
 }
 
+export const versionOrder = listOrder("desc", { version: pathVersions.version, id: pathVersions.id });
+
 /**
  * A path's published versions, newest first, in one D1 round trip (one batch) with the path
  * itself (archived included): `found` is false when the agency has no such path.
  */
-export async function listVersions(db: Db, agencyId: string, pathId: string, page: Pagination) {
+export async function listVersions(db: Db, agencyId: string, pathId: string, page: PageWindow) {
   const where = and(eq(pathVersions.agencyId, agencyId), eq(pathVersions.pathId, pathId.toLowerCase()));
   const [path, rows, totals] = await db.batch([
     db.select({ id: paths.id }).from(paths).where(ofAgency(agencyId, pathId)),
-    db.select().from(pathVersions).where(where).orderBy(desc(pathVersions.version)).limit(page.limit).offset(offsetOf(page)),
-    db.select({ total: count() }).from(pathVersions).where(where),
+    db.select().from(pathVersions).where(versionOrder.where(page, where)).orderBy(...versionOrder.orderBy).limit(page.read).offset(page.offset),
+    // A cursor page carries its total: the count then reads nothing.
+    db.select({ total: count() }).from(pathVersions).where(page.total === undefined ? where : sql`0`),
   ]);
-  return { found: path.length > 0, rows, total: totals[0]?.total ?? 0 };
+  return { found: path.length > 0, rows, total: page.total ?? totals[0]?.total ?? 0 };
 }

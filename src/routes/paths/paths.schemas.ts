@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { pathStatuses } from "@/db/schema";
 import { boundedInt, instantString, MAX_SAFE_INTEGER, uuidString } from "@/lib/bounded";
 import { uuidParam } from "@/lib/ids";
-import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
 
 export const stepTypes = ["question", "form", "booking", "content"] as const;
 export type StepType = (typeof stepTypes)[number];
@@ -260,12 +260,12 @@ export const PathResponse = z
 
 export const PathListResponse = z
   .object({ success: z.literal(true), paths: z.array(Path).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
-  .openapi("PathListResponse", { example: { success: true, paths: [pathExample], pagination: { page: 1, limit: 20, total: 1 } } });
+  .openapi("PathListResponse", { example: { success: true, paths: [pathExample], pagination: singlePageExample } });
 
 export const PathCatalogResponse = z
   .object({ success: z.literal(true), paths: z.array(PathCatalogEntry).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("PathCatalogResponse", {
-    example: { success: true, paths: [catalogExample], pagination: { page: 1, limit: 20, total: 1 } },
+    example: { success: true, paths: [catalogExample], pagination: singlePageExample },
   });
 
 /**
@@ -276,7 +276,7 @@ export const PathsOrCatalogResponse = z.union([PathListResponse, PathCatalogResp
   description:
     "`PathListResponse` (full records) for a key with `paths` or `*`; `PathCatalogResponse` (path_uuid, name, " +
     "status, published_at) for a key with `analytics` only.",
-  example: { success: true, paths: [pathExample], pagination: { page: 1, limit: 20, total: 1 } },
+  example: { success: true, paths: [pathExample], pagination: singlePageExample },
 });
 
 const versionExample = {
@@ -302,7 +302,7 @@ export const PathVersion = z
 export const PathVersionListResponse = z
   .object({ success: z.literal(true), versions: z.array(PathVersion).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("PathVersionListResponse", {
-    example: { success: true, versions: [versionExample], pagination: { page: 1, limit: 20, total: 1 } },
+    example: { success: true, versions: [versionExample], pagination: singlePageExample },
   });
 
 // --- Requests ---------------------------------------------------------------------------

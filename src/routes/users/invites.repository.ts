@@ -1,11 +1,11 @@
-import { and, count, desc, eq, gt, lte, sql } from "drizzle-orm";
+import { and, count, eq, gt, lte } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { listOrder, readListPage, type PageWindow } from "@/db/list-order";
 import { invites } from "@/db/schema";
 import { isUniqueViolation } from "@/lib/db-errors";
 import { conflict } from "@/lib/errors";
 import { eventStatement } from "@/lib/events";
 import { newId } from "@/lib/ids";
-import { offsetOf, type Pagination } from "@/lib/pagination";
 import { addDays, nowIso } from "@/lib/time";
 
 export type InviteRow = typeof invites.$inferSelect;
@@ -28,19 +28,16 @@ export const toPublicInvite = (i: InviteRow) => ({
 const openInvites = (agencyId: string, now: string) =>
   and(eq(invites.agencyId, agencyId), eq(invites.status, "pending"), gt(invites.expiresAt, now));
 
-export async function listOpenInvites(db: Db, agencyId: string, page: Pagination) {
+export const inviteOrder = listOrder("desc", { createdAt: invites.createdAt, id: invites.id });
+
+export function listOpenInvites(db: Db, agencyId: string, page: PageWindow) {
   const where = openInvites(agencyId, nowIso());
-  const [rows, totals] = await db.batch([
-    db
-      .select()
-      .from(invites)
-      .where(where)
-      .orderBy(desc(invites.createdAt), desc(sql`${invites}.rowid`))
-      .limit(page.limit)
-      .offset(offsetOf(page)),
+  return readListPage(
+    db,
+    page,
+    db.select().from(invites).where(inviteOrder.where(page, where)).orderBy(...inviteOrder.orderBy).limit(page.read).offset(page.offset),
     db.select({ total: count() }).from(invites).where(where),
-  ]);
-  return { rows, total: totals[0]?.total ?? 0 };
+  );
 }
 
 const findOpenInvite = (db: Db, agencyId: string, email: string) =>

@@ -1,5 +1,6 @@
-import { and, count, desc, eq, isNull, ne, sql } from "drizzle-orm";
+import { and, count, eq, isNull, ne } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { listOrder, readListPage, type PageWindow } from "@/db/list-order";
 import { writeWithEvent } from "@/db/write-with-event";
 import { members, memberRoles } from "@/db/schema";
 import { isUniqueViolation } from "@/lib/db-errors";
@@ -7,7 +8,6 @@ import { conflict } from "@/lib/errors";
 import { eventStatement, type EventType } from "@/lib/events";
 import { newId } from "@/lib/ids";
 import { liveMemberQuery, liveMemberWhere } from "@/lib/team-member";
-import { offsetOf, type Pagination } from "@/lib/pagination";
 import { nowIso } from "@/lib/time";
 
 export type MemberRow = typeof members.$inferSelect;
@@ -66,19 +66,16 @@ export async function createMember(db: Db, agencyId: string, input: { name: stri
 export const getLiveMember = (db: Db, agencyId: string, memberId: string) => liveMemberQuery(db, agencyId, memberId).get();
 
 /** Live members, newest first; removed members are never listed. */
-export async function listMembers(db: Db, agencyId: string, filters: { role?: MemberRole }, page: Pagination) {
+export const memberOrder = listOrder("desc", { createdAt: members.createdAt, id: members.id });
+
+export function listMembers(db: Db, agencyId: string, filters: { role?: MemberRole }, page: PageWindow) {
   const where = and(liveOfAgency(agencyId), filters.role ? eq(members.role, filters.role) : undefined);
-  const [rows, totals] = await db.batch([
-    db
-      .select()
-      .from(members)
-      .where(where)
-      .orderBy(desc(members.createdAt), desc(sql`${members}.rowid`))
-      .limit(page.limit)
-      .offset(offsetOf(page)),
+  return readListPage(
+    db,
+    page,
+    db.select().from(members).where(memberOrder.where(page, where)).orderBy(...memberOrder.orderBy).limit(page.read).offset(page.offset),
     db.select({ total: count() }).from(members).where(where),
-  ]);
-  return { rows, total: totals[0]?.total ?? 0 };
+  );
 }
 
 /** A live member who is not the owner: the only members whose role can change or who can be removed. */

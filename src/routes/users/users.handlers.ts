@@ -1,7 +1,7 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { conflict, notFound } from "@/lib/errors";
-import { paginationOf } from "@/lib/pagination";
+import { answeredPage, askedPage } from "@/routes/list-pages";
 import * as invitesRepo from "./invites.repository";
 import * as membersRepo from "./members.repository";
 import type * as routes from "./users.routes";
@@ -12,21 +12,18 @@ type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], A
 const memberBody = (row: membersRepo.MemberRow) => ({ success: true as const, member: membersRepo.toPublicMember(row) });
 
 export const listMembers: Handler<"listMembers"> = async (c) => {
-  const { page, limit, role } = c.req.valid("query");
-  const { rows, total } = await membersRepo.listMembers(c.var.db, c.var.caller.agencyId, { role }, { page, limit });
-  return c.json(
-    { success: true as const, members: rows.map(membersRepo.toPublicMember), pagination: paginationOf({ page, limit }, total) },
-    200,
-  );
+  const query = c.req.valid("query");
+  const asked = await askedPage(c, query, membersRepo.memberOrder);
+  const found = await membersRepo.listMembers(c.var.db, c.var.caller.agencyId, { role: query.role }, asked);
+  const { rows, pagination } = await answeredPage(c, asked, found, membersRepo.memberOrder.keysOf);
+  return c.json({ success: true as const, members: rows.map(membersRepo.toPublicMember), pagination }, 200);
 };
 
 export const listInvites: Handler<"listInvites"> = async (c) => {
-  const { page, limit } = c.req.valid("query");
-  const { rows, total } = await invitesRepo.listOpenInvites(c.var.db, c.var.caller.agencyId, { page, limit });
-  return c.json(
-    { success: true as const, invites: rows.map(invitesRepo.toPublicInvite), pagination: paginationOf({ page, limit }, total) },
-    200,
-  );
+  const asked = await askedPage(c, c.req.valid("query"), invitesRepo.inviteOrder);
+  const found = await invitesRepo.listOpenInvites(c.var.db, c.var.caller.agencyId, asked);
+  const { rows, pagination } = await answeredPage(c, asked, found, invitesRepo.inviteOrder.keysOf);
+  return c.json({ success: true as const, invites: rows.map(invitesRepo.toPublicInvite), pagination }, 200);
 };
 
 export const createInvite: Handler<"createInvite"> = async (c) => {

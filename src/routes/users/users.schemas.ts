@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { inviteStatuses, memberRoles } from "@/db/schema";
 import { instantString, uuidString } from "@/lib/bounded";
 import { uuidParam } from "@/lib/ids";
-import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
 import { MAX_EMAIL_LENGTH } from "@/routes/contacts/contacts.schemas";
 import { INVITE_TTL_DAYS } from "./invites.repository";
 
@@ -71,7 +71,7 @@ export const TeamMemberResponse = z
 export const TeamMemberListResponse = z
   .object({ success: z.literal(true), members: z.array(TeamMember).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("TeamMemberListResponse", {
-    example: { success: true, members: [memberExample], pagination: { page: 1, limit: 20, total: 1 } },
+    example: { success: true, members: [memberExample], pagination: singlePageExample },
   });
 
 export const InviteResponse = z
@@ -81,7 +81,7 @@ export const InviteResponse = z
 export const InviteListResponse = z
   .object({ success: z.literal(true), invites: z.array(Invite).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("InviteListResponse", {
-    example: { success: true, invites: [inviteExample], pagination: { page: 1, limit: 20, total: 1 } },
+    example: { success: true, invites: [inviteExample], pagination: singlePageExample },
   });
 
 export const MemberParams = z.object({ agent_uuid: uuidParam("agent_uuid") });

@@ -1,10 +1,10 @@
 import { and, asc, count, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { listOrder, type PageWindow } from "@/db/list-order";
 import { agencySettings, voiceAgents, voicePhoneNumbers } from "@/db/schema";
 import { isUniqueViolation } from "@/lib/db-errors";
 import { badRequest, conflict } from "@/lib/errors";
 import { newId } from "@/lib/ids";
-import { offsetOf, type Pagination } from "@/lib/pagination";
 import { nowIso } from "@/lib/time";
 import { voiceMessages } from "./voice-ai.schemas";
 
@@ -24,7 +24,9 @@ export const toPublicAgent = (a: AgentWithNumbers) => ({
 const ofAgency = (agencyId: string, agentId: string) => and(eq(voiceAgents.id, agentId.toLowerCase()), eq(voiceAgents.agencyId, agencyId));
 
 /** Agents oldest first (rowid breaks ties): the first active one is the default one. */
-const oldestFirst = [asc(voiceAgents.createdAt), asc(sql`${voiceAgents}.rowid`)] as const;
+/** Oldest first, the id on ties: the list's order, and the first active agent is the default one. */
+export const agentOrder = listOrder("asc", { createdAt: voiceAgents.createdAt, id: voiceAgents.id });
+const oldestFirst = agentOrder.orderBy;
 const numbersInOrder = [asc(voicePhoneNumbers.createdAt), asc(sql`${voicePhoneNumbers}.rowid`)] as const;
 
 /** Each agent with its numbers (oldest first), from the rows of one batch. */
@@ -43,17 +45,12 @@ function withNumbers(agents: VoiceAgentRow[], numbers: VoicePhoneNumberRow[]): A
  * round trip: the page, the total and the page's numbers (selected through the same page as a
  * subquery, so no query waits for another's rows) in one batch.
  */
-export async function listAgents(db: Db, agencyId: string, page: Pagination) {
+export async function listAgents(db: Db, agencyId: string, page: PageWindow) {
   const where = eq(voiceAgents.agencyId, agencyId);
   const [rows, totals, numbers] = await db.batch([
-    db
-      .select()
-      .from(voiceAgents)
-      .where(where)
-      .orderBy(...oldestFirst)
-      .limit(page.limit)
-      .offset(offsetOf(page)),
-    db.select({ total: count() }).from(voiceAgents).where(where),
+    db.select().from(voiceAgents).where(agentOrder.where(page, where)).orderBy(...oldestFirst).limit(page.read).offset(page.offset),
+    // A cursor page carries its total: the count then reads nothing.
+    db.select({ total: count() }).from(voiceAgents).where(page.total === undefined ? where : sql`0`),
     db
       .select()
       .from(voicePhoneNumbers)
@@ -62,19 +59,13 @@ export async function listAgents(db: Db, agencyId: string, page: Pagination) {
           eq(voicePhoneNumbers.agencyId, agencyId),
           inArray(
             voicePhoneNumbers.agentId,
-            db
-              .select({ id: voiceAgents.id })
-              .from(voiceAgents)
-              .where(where)
-              .orderBy(...oldestFirst)
-              .limit(page.limit)
-              .offset(offsetOf(page)),
+            db.select({ id: voiceAgents.id }).from(voiceAgents).where(agentOrder.where(page, where)).orderBy(...oldestFirst).limit(page.read).offset(page.offset),
           ),
         ),
       )
       .orderBy(...numbersInOrder),
   ]);
-  return { rows: withNumbers(rows, numbers), total: totals[0]?.total ?? 0 };
+  return { rows: withNumbers(rows, numbers), total: page.total ?? totals[0]?.total ?? 0 };
 }
 
 /** One agent with its numbers: one D1 round trip (one batch). */

@@ -97,6 +97,7 @@ export function callContactWrite(db: Db, agencyId: string, phone: string, plan: 
     source: "voice-ai",
     pathId: null,
     customFields: {},
+    externalId: null,
     createdAt: now,
     updatedAt: now,
     deletedAt: null,

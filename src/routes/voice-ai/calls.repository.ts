@@ -1,13 +1,13 @@
-import { and, desc, eq, inArray, isNotNull, ne, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, ne, sql, type SQL } from "drizzle-orm";
 import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import type { Db } from "@/db/client";
+import { listOrder, type PageWindow } from "@/db/list-order";
 import { writeWithEvent } from "@/db/write-with-event";
 import { voiceCalls, type CallStatus } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { maintainedCount } from "@/db/record-counts";
 import { compiledQuery, countAll, readPage, rowDecoder } from "@/db/compiled-query";
 import { eventStatement, type EventType } from "@/lib/events";
-import { offsetOf, type Pagination } from "@/lib/pagination";
 import { nowIso } from "@/lib/time";
 
 export type VoiceCallRow = typeof voiceCalls.$inferSelect;
@@ -96,6 +96,8 @@ export interface CallFilters {
 
 const decodeCalls = rowDecoder(voiceCalls);
 type CallListShape = `${"status" | ""}/${"contact" | ""}`;
+type CallPageShape = `${CallListShape}/${"after" | ""}`;
+export const callOrder = listOrder("desc", { createdAt: voiceCalls.createdAt, id: voiceCalls.id });
 type CallListValues = { agencyId: string; status?: string; contactId?: string };
 const callFilter = (shape: CallListShape) =>
   and(
@@ -103,14 +105,13 @@ const callFilter = (shape: CallListShape) =>
     shape.startsWith("status") ? eq(voiceCalls.status, sql.placeholder("status")) : undefined,
     shape.endsWith("contact") ? eq(voiceCalls.contactId, sql.placeholder("contactId")) : undefined,
   );
-const callPage = compiledQuery<CallListValues & { limit: number; offset: number }, CallListShape>((qb, shape) =>
+const callPage = compiledQuery<CallListValues & { read: number; offset: number }, CallPageShape>((qb, shape) =>
   qb
     .select()
     .from(voiceCalls)
-    .where(callFilter(shape))
-    // Newest first; rowid breaks ties between calls created in the same millisecond.
-    .orderBy(desc(voiceCalls.createdAt), desc(sql`${voiceCalls}.rowid`))
-    .limit(sql.placeholder("limit"))
+    .where(and(callFilter(shape.slice(0, shape.lastIndexOf("/")) as CallListShape), shape.endsWith("/after") ? callOrder.placeholders() : undefined))
+    .orderBy(...callOrder.orderBy)
+    .limit(sql.placeholder("read"))
     .offset(sql.placeholder("offset")),
 );
 const callCount = compiledQuery<CallListValues, CallListShape>((qb, shape) =>
@@ -120,10 +121,11 @@ const callCount = compiledQuery<CallListValues, CallListShape>((qb, shape) =>
     : qb.select({ total: countAll() }).from(voiceCalls).where(callFilter(shape)),
 );
 
-export async function listCalls(db: Db, agencyId: string, filters: CallFilters, page: Pagination) {
+export function listCalls(db: Db, agencyId: string, filters: CallFilters, page: PageWindow) {
   const shape: CallListShape = `${filters.status ? "status" : ""}/${filters.contactId ? "contact" : ""}`;
   const values = { agencyId, status: filters.status, contactId: filters.contactId };
-  return readPage(db, decodeCalls, callPage({ ...values, limit: page.limit, offset: offsetOf(page) }, shape), callCount(values, shape));
+  const rows = callPage({ ...values, read: page.read, offset: page.offset, ...(page.after ? callOrder.bind(page.after) : {}) }, `${shape}/${page.after ? "after" : ""}`);
+  return readPage(db, decodeCalls, rows, page.total ?? callCount(values, shape));
 }
 
 export interface NewCall {

@@ -3,7 +3,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { sendDials } from "@/lib/queues/enqueue-calls";
 import type { AppBindings } from "@/lib/context";
 import { ApiError, conflict, notFound } from "@/lib/errors";
-import { paginationOf } from "@/lib/pagination";
+import { answeredPage, askedPage } from "@/routes/list-pages";
 import { agencySettingsQuery, callingWindowOf, effectiveSettings } from "@/routes/settings/settings.repository";
 import * as agents from "./agents.repository";
 import * as calls from "./calls.repository";
@@ -18,9 +18,10 @@ type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], A
 const callBody = (row: calls.VoiceCallRow) => ({ success: true as const, call: calls.toPublicCall(row) });
 
 export const listVoiceAgents: Handler<"listVoiceAgents"> = async (c) => {
-  const page = c.req.valid("query");
-  const { rows, total } = await agents.listAgents(c.var.db, c.var.caller.agencyId, page);
-  return c.json({ success: true as const, agents: rows.map(agents.toPublicAgent), pagination: paginationOf(page, total) }, 200);
+  const asked = await askedPage(c, c.req.valid("query"), agents.agentOrder);
+  const found = await agents.listAgents(c.var.db, c.var.caller.agencyId, asked);
+  const { rows, pagination } = await answeredPage(c, asked, found, agents.agentOrder.keysOf);
+  return c.json({ success: true as const, agents: rows.map(agents.toPublicAgent), pagination }, 200);
 };
 
 export const getVoiceAgent: Handler<"getVoiceAgent"> = async (c) => {
@@ -30,9 +31,11 @@ export const getVoiceAgent: Handler<"getVoiceAgent"> = async (c) => {
 };
 
 export const listVoiceCalls: Handler<"listVoiceCalls"> = async (c) => {
-  const { page, limit, status, contact_uuid } = c.req.valid("query");
-  const { rows, total } = await calls.listCalls(c.var.db, c.var.caller.agencyId, { status, contactId: contact_uuid }, { page, limit });
-  return c.json({ success: true as const, calls: rows.map(calls.toPublicCall), pagination: paginationOf({ page, limit }, total) }, 200);
+  const query = c.req.valid("query");
+  const asked = await askedPage(c, query, calls.callOrder);
+  const found = await calls.listCalls(c.var.db, c.var.caller.agencyId, { status: query.status, contactId: query.contact_uuid }, asked);
+  const { rows, pagination } = await answeredPage(c, asked, found, calls.callOrder.keysOf);
+  return c.json({ success: true as const, calls: rows.map(calls.toPublicCall), pagination }, 200);
 };
 
 /**

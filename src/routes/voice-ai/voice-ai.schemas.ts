@@ -3,7 +3,7 @@ import { callStatuses } from "@/db/schema";
 import { boundedInt, countInt, instantString, integerFormat, MAX_SAFE_INTEGER, uuidString } from "@/lib/bounded";
 import { uuidField, uuidParam } from "@/lib/ids";
 import { documentedNullable } from "@/lib/openapi";
-import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
 import { e164String, phoneField } from "@/lib/phone";
 import { MAX_DATETIME_INPUT_LENGTH } from "@/lib/zoned-time";
 import { MAX_CALL_DURATION_SECONDS, MAX_CALL_SUMMARY_LENGTH, MAX_ENDED_REASON_LENGTH, MAX_QUEUE_DELAY_SECONDS } from "@/lib/queues/call-message";
@@ -91,7 +91,7 @@ export const VoiceAgentResponse = z
 export const VoiceAgentListResponse = z
   .object({ success: z.literal(true), agents: z.array(VoiceAgent).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("VoiceAgentListResponse", {
-    example: { success: true, agents: [agentExample], pagination: { page: 1, limit: 20, total: 1 } },
+    example: { success: true, agents: [agentExample], pagination: singlePageExample },
   });
 
 export const AgentParams = z.object({ agent_uuid: uuidParam("agent_uuid", "Voice AI agent") });
@@ -184,7 +184,7 @@ export const VoiceCallResponse = z
 export const VoiceCallListResponse = z
   .object({ success: z.literal(true), calls: z.array(VoiceCall).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("VoiceCallListResponse", {
-    example: { success: true, calls: [callExample], pagination: { page: 1, limit: 20, total: 1 } },
+    example: { success: true, calls: [callExample], pagination: singlePageExample },
   });
 
 export const CallParams = z.object({ call_uuid: uuidParam("call_uuid") });

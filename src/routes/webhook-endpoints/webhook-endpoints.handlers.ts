@@ -1,7 +1,7 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppBindings } from "@/lib/context";
-import { paginationOf } from "@/lib/pagination";
+import { answeredPage, askedPage } from "@/routes/list-pages";
 import * as ops from "./webhook-endpoint-operations";
 import * as repo from "./webhook-endpoints.repository";
 import type * as routes from "./webhook-endpoints.routes";
@@ -18,9 +18,10 @@ const asCaller = (c: Context<AppBindings>): ops.EndpointActionContext => ({
 });
 
 export const listWebhookEndpoints: Handler<"listWebhookEndpoints"> = async (c) => {
-  const page = c.req.valid("query");
-  const { rows, total } = await repo.listEndpoints(c.var.db, c.var.caller.agencyId, page);
-  return c.json({ success: true as const, webhook_endpoints: rows.map(repo.toPublicEndpoint), pagination: paginationOf(page, total) }, 200);
+  const asked = await askedPage(c, c.req.valid("query"), repo.endpointOrder);
+  const found = await repo.listEndpoints(c.var.db, c.var.caller.agencyId, asked);
+  const { rows, pagination } = await answeredPage(c, asked, found, repo.endpointOrder.keysOf);
+  return c.json({ success: true as const, webhook_endpoints: rows.map(repo.toPublicEndpoint), pagination }, 200);
 };
 
 export const createWebhookEndpoint: Handler<"createWebhookEndpoint"> = async (c) => {
@@ -53,7 +54,8 @@ export const testWebhookEndpoint: Handler<"testWebhookEndpoint"> = async (c) => 
 
 export const listWebhookDeliveries: Handler<"listWebhookDeliveries"> = async (c) => {
   const endpoint = await ops.requireEndpoint(c.var.db, c.var.caller.agencyId, c.req.valid("param").webhook_endpoint_uuid);
-  const page = c.req.valid("query");
-  const { rows, total } = await repo.listAttempts(c.var.db, c.var.caller.agencyId, endpoint.id, page);
-  return c.json({ success: true as const, deliveries: rows.map(repo.toPublicAttempt), pagination: paginationOf(page, total) }, 200);
+  const asked = await askedPage(c, c.req.valid("query"), repo.attemptOrder);
+  const found = await repo.listAttempts(c.var.db, c.var.caller.agencyId, endpoint.id, asked);
+  const { rows, pagination } = await answeredPage(c, asked, found, repo.attemptOrder.keysOf);
+  return c.json({ success: true as const, deliveries: rows.map(repo.toPublicAttempt), pagination }, 200);
 };

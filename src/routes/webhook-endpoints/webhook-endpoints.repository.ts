@@ -1,11 +1,11 @@
-import { and, count, desc, eq, sql } from "drizzle-orm";
+import { and, count, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "@/db/client";
+import { listOrder, readListPage, type PageWindow } from "@/db/list-order";
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/db/schema";
 import { publishAfterWrite } from "@/db/written-events";
 import { eventWithSnapshot, subscribedEndpoint, type EventType } from "@/lib/events";
 import { newId } from "@/lib/ids";
-import { offsetOf, type Pagination } from "@/lib/pagination";
 import { addDays, nowIso } from "@/lib/time";
 import { newWebhookSecret } from "@/lib/webhooks/signature";
 import { MAX_ENDPOINTS_PER_AGENCY, type CreateEndpointInput, type SubscribableType, type UpdateEndpointInput } from "./webhook-endpoints.schemas";
@@ -48,19 +48,16 @@ const ofAgency = (agencyId: string, endpointId: string) =>
 
 export const getEndpoint = (db: Db, agencyId: string, endpointId: string) => db.select().from(webhookEndpoints).where(ofAgency(agencyId, endpointId)).get();
 
-export async function listEndpoints(db: Db, agencyId: string, page: Pagination) {
+export const endpointOrder = listOrder("desc", { createdAt: webhookEndpoints.createdAt, id: webhookEndpoints.id });
+
+export function listEndpoints(db: Db, agencyId: string, page: PageWindow) {
   const where = eq(webhookEndpoints.agencyId, agencyId);
-  const [rows, totals] = await db.batch([
-    db
-      .select()
-      .from(webhookEndpoints)
-      .where(where)
-      .orderBy(desc(webhookEndpoints.createdAt), desc(sql`${webhookEndpoints}.rowid`))
-      .limit(page.limit)
-      .offset(offsetOf(page)),
+  return readListPage(
+    db,
+    page,
+    db.select().from(webhookEndpoints).where(endpointOrder.where(page, where)).orderBy(...endpointOrder.orderBy).limit(page.read).offset(page.offset),
     db.select({ total: count() }).from(webhookEndpoints).where(where),
-  ]);
-  return { rows, total: totals[0]?.total ?? 0 };
+  );
 }
 
 /**
@@ -204,18 +201,15 @@ export async function redeliver(db: Db, agencyId: string, eventId: string, event
   return rows.map((r) => r.endpointId);
 }
 
+export const attemptOrder = listOrder("desc", { attemptedAt: webhookAttempts.attemptedAt, id: webhookAttempts.id });
+
 /** The endpoint's attempts, newest first. */
-export async function listAttempts(db: Db, agencyId: string, endpointId: string, page: Pagination) {
+export function listAttempts(db: Db, agencyId: string, endpointId: string, page: PageWindow) {
   const where = and(eq(webhookAttempts.endpointId, endpointId.toLowerCase()), eq(webhookAttempts.agencyId, agencyId));
-  const [rows, totals] = await db.batch([
-    db
-      .select()
-      .from(webhookAttempts)
-      .where(where)
-      .orderBy(desc(webhookAttempts.attemptedAt), desc(sql`${webhookAttempts}.rowid`))
-      .limit(page.limit)
-      .offset(offsetOf(page)),
+  return readListPage(
+    db,
+    page,
+    db.select().from(webhookAttempts).where(attemptOrder.where(page, where)).orderBy(...attemptOrder.orderBy).limit(page.read).offset(page.offset),
     db.select({ total: count() }).from(webhookAttempts).where(where),
-  ]);
-  return { rows, total: totals[0]?.total ?? 0 };
+  );
 }

@@ -4,7 +4,7 @@ import { boundedInt, instantString, uuidString } from "@/lib/bounded";
 import { eventTypes, type EventType } from "@/lib/events";
 import { uuidParam } from "@/lib/ids";
 import { documentedNullable } from "@/lib/openapi";
-import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery } from "@/lib/pagination";
+import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
 import { MAX_WEBHOOK_URL_LENGTH } from "@/lib/webhook-url";
 import { SECRET_PREFIX } from "@/lib/webhooks/signature";
 import { MAX_ATTEMPTS } from "@/lib/webhooks/webhook-message";
@@ -92,7 +92,7 @@ export const WebhookEndpointCreatedResponse = z
 export const WebhookEndpointListResponse = z
   .object({ success: z.literal(true), webhook_endpoints: z.array(WebhookEndpoint).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
   .openapi("WebhookEndpointListResponse", {
-    example: { success: true, webhook_endpoints: [endpointExample], pagination: { page: 1, limit: 20, total: 1 } },
+    example: { success: true, webhook_endpoints: [endpointExample], pagination: singlePageExample },
   });
 
 export const WebhookSecretResponse = z
@@ -145,7 +145,7 @@ export const WebhookAttempt = z
 
 export const WebhookAttemptListResponse = z
   .object({ success: z.literal(true), deliveries: z.array(WebhookAttempt).max(MAX_PAGE_SIZE), pagination: PaginationSchema })
-  .openapi("WebhookAttemptListResponse", { example: { success: true, deliveries: [attemptExample], pagination: { page: 1, limit: 20, total: 1 } } });
+  .openapi("WebhookAttemptListResponse", { example: { success: true, deliveries: [attemptExample], pagination: singlePageExample } });
 
 export const EndpointParams = z.object({ webhook_endpoint_uuid: uuidParam("webhook_endpoint_uuid") });
 export const ListEndpointsQuery = paginationQuery;
