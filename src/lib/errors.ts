@@ -14,6 +14,8 @@ export const errorStatus = {
   insufficient_scope: 403,
   not_found: 404,
   conflict: 409,
+  /** An SMS to a contact that texted STOP (DESIGN, Real providers). */
+  sms_opt_out: 409,
   idempotency_in_progress: 409,
   payload_too_large: 413,
   rate_limited: 429,

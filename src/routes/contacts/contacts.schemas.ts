@@ -63,6 +63,7 @@ const contactExample = {
   path_uuid: pathExampleUuid,
   custom_fields: { lead_stage: "qualified", budget: 450000 },
   external_id: "crm-10442",
+  sms_opt_out: false,
   created_at: "2026-11-20T14:05:00.000Z",
   updated_at: "2026-11-21T09:30:00.000Z",
   deleted_at: null,
@@ -97,6 +98,10 @@ export const Contact = z
       .max(MAX_EXTERNAL_ID_LENGTH)
       .nullable()
       .openapi({ description: "Your own id for the contact (your CRM's); unique among live contacts, null when not set." }),
+    sms_opt_out: z.boolean().openapi({
+      description:
+        "True once the contact texted STOP (or STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT) to your SMS number: sending it an SMS is then 409 `sms_opt_out` until it texts START (or YES, UNSTOP).",
+    }),
     created_at: instantString(),
     updated_at: instantString(),
     deleted_at: instantString()
