@@ -12,6 +12,8 @@ export const errorStatus = {
   token_expired: 401,
   insufficient_funds: 402,
   insufficient_scope: 403,
+  /** A provider callback whose signature or secret does not check out (DESIGN, Real providers). */
+  invalid_signature: 403,
   not_found: 404,
   conflict: 409,
   /** An SMS to a contact that texted STOP (DESIGN, Real providers). */

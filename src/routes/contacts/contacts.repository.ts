@@ -367,3 +367,16 @@ export const sourceCounts = async (db: Db, agencyId: string) => {
     .all();
   return rows.flatMap((r) => (r.source === null ? [] : [{ source: r.source, count: r.count }]));
 };
+
+/**
+ * Records a contact's SMS opt-out (STOP) or opt-in (START), with its `contact.updated` event
+ * only when the flag changed: one batch.
+ */
+export const setSmsOptOut = (db: Db, agencyId: string, contactId: string, optedOut: boolean) =>
+  db.batch([
+    db
+      .update(contacts)
+      .set({ smsOptOut: optedOut, updatedAt: nowIso() })
+      .where(and(liveContactWhere(agencyId, contactId), ne(contacts.smsOptOut, optedOut))),
+    contactEvent(db, agencyId, contactId, "contact.updated", { ifChanged: true }),
+  ]);

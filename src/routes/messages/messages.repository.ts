@@ -154,3 +154,29 @@ export async function recordDeliveryReport(db: Db, providerMessageId: string, re
     messageEvent(db, found.agencyId, found.id, "message.updated", { ifChanged: true }),
   );
 }
+
+/**
+ * Stores an inbound SMS once per provider message id (a provider sending it again finds it
+ * stored: ON CONFLICT DO NOTHING on the unique id), with its `message.received` event only when
+ * it was stored now. Returns whether it was new.
+ */
+export async function storeInbound(db: Db, agencyId: string, input: { contactId: string; body: string; providerMessageId: string }) {
+  const row: MessageRow = {
+    id: newId(),
+    agencyId,
+    contactId: input.contactId,
+    channel: "sms",
+    direction: "inbound",
+    body: input.body,
+    deliveryStatus: null,
+    providerMessageId: input.providerMessageId,
+    deliveryError: null,
+    readAt: null,
+    createdAt: nowIso(),
+  };
+  const [inserted] = await db.batch([
+    db.insert(messages).values(row).onConflictDoNothing().returning({ id: messages.id }),
+    messageEvent(db, agencyId, row.id, "message.received", { ifChanged: true }),
+  ]);
+  return inserted.length > 0;
+}
