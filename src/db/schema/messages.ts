@@ -23,8 +23,8 @@ export const messages = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [
-    index("messages_agency_created_idx").on(t.agencyId, t.createdAt),
-    index("messages_agency_contact_idx").on(t.agencyId, t.contactId, t.createdAt),
-    index("messages_agency_unread_idx").on(t.agencyId, t.readAt, t.createdAt),
+    index("messages_agency_created_idx").on(t.agencyId, t.createdAt, t.id),
+    index("messages_agency_contact_idx").on(t.agencyId, t.contactId, t.createdAt, t.id),
+    index("messages_agency_unread_idx").on(t.agencyId, t.readAt, t.createdAt, t.id),
   ],
 );
