@@ -27,7 +27,7 @@ export interface PageWindow {
 export function listOrder<const Keys extends Record<string, SQLiteColumn>>(direction: "asc" | "desc", columns: Keys) {
   const entries = Object.entries(columns);
   const list = sql.join(entries.map(([, column]) => sql`${column}`), sql`, `);
-  // A row value comparison: SQLite seeks the index on its leading column and checks the rest.
+  // A row value comparison: SQLite seeks the list's index (which ends with these columns) to it.
   const beyond = (values: SQL[]) => sql`(${list}) ${direction === "asc" ? sql`>` : sql`<`} (${sql.join(values, sql`, `)})`;
   return {
     size: entries.length,

@@ -68,10 +68,10 @@ export const appointments = sqliteTable(
     uniqueIndex("appointments_live_slot_unique")
       .on(t.agencyId, t.calendarKey, t.startAt)
       .where(sql.raw("status <> 'canceled'")),
-    index("appointments_agency_start_idx").on(t.agencyId, t.startAt),
+    index("appointments_agency_start_idx").on(t.agencyId, t.startAt, t.createdAt, t.id),
     index("appointments_agency_created_idx").on(t.agencyId, t.createdAt),
-    index("appointments_agency_contact_idx").on(t.agencyId, t.contactId, t.startAt),
-    index("appointments_agency_member_idx").on(t.agencyId, t.memberId, t.startAt),
+    index("appointments_agency_contact_idx").on(t.agencyId, t.contactId, t.startAt, t.createdAt, t.id),
+    index("appointments_agency_member_idx").on(t.agencyId, t.memberId, t.startAt, t.createdAt, t.id),
   ],
 );
 
@@ -89,5 +89,5 @@ export const bookingWidgets = sqliteTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index("booking_widgets_agency_idx").on(t.agencyId, t.createdAt)],
+  (t) => [index("booking_widgets_agency_idx").on(t.agencyId, t.createdAt, t.id)],
 );

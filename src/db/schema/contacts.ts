@@ -31,8 +31,8 @@ export const contacts = sqliteTable(
     deletedAt: timestamp("deleted_at"),
   },
   (t) => [
-    index("contacts_agency_created_idx").on(t.agencyId, t.deletedAt, t.createdAt),
-    index("contacts_agency_source_idx").on(t.agencyId, t.source, t.deletedAt, t.createdAt),
+    index("contacts_agency_created_idx").on(t.agencyId, t.deletedAt, t.createdAt, t.id),
+    index("contacts_agency_source_idx").on(t.agencyId, t.source, t.deletedAt, t.createdAt, t.id),
     uniqueIndex("contacts_agency_email_live_unique")
       .on(t.agencyId, t.email)
       .where(sql.raw("deleted_at IS NULL AND email IS NOT NULL")),

@@ -24,8 +24,8 @@ export const events = sqliteTable(
   },
   (t) => [
     // GET /events, newest first, and by type.
-    index("events_agency_created_idx").on(t.agencyId, t.createdAt),
-    index("events_agency_type_created_idx").on(t.agencyId, t.type, t.createdAt),
+    index("events_agency_created_idx").on(t.agencyId, t.createdAt, t.id),
+    index("events_agency_type_created_idx").on(t.agencyId, t.type, t.createdAt, t.id),
     // The cron's 30-day prune.
     index("events_created_idx").on(t.createdAt),
   ],
@@ -60,7 +60,7 @@ export const webhookEndpoints = sqliteTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index("webhook_endpoints_agency_idx").on(t.agencyId, t.createdAt)],
+  (t) => [index("webhook_endpoints_agency_idx").on(t.agencyId, t.createdAt, t.id)],
 );
 
 export const webhookDeliveryStatuses = ["pending", "delivered", "failed"] as const;
@@ -111,7 +111,7 @@ export const webhookAttempts = sqliteTable(
     nextAttemptAt: timestamp("next_attempt_at"),
   },
   (t) => [
-    index("webhook_attempts_endpoint_idx").on(t.endpointId, t.attemptedAt),
+    index("webhook_attempts_endpoint_idx").on(t.endpointId, t.attemptedAt, t.id),
     // The cron's prune of expired events' attempts.
     index("webhook_attempts_event_idx").on(t.eventId),
     uniqueIndex("webhook_attempts_delivery_attempt_unique").on(t.deliveryId, t.attempt),

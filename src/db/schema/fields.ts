@@ -23,7 +23,7 @@ export const fields = sqliteTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    index("fields_agency_idx").on(t.agencyId, t.createdAt),
+    index("fields_agency_idx").on(t.agencyId, t.createdAt, t.id),
     uniqueIndex("fields_agency_key_live_unique").on(t.agencyId, t.key).where(sql.raw("archived_at IS NULL")),
   ],
 );

@@ -20,7 +20,7 @@ export const invites = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [
-    index("invites_agency_idx").on(t.agencyId, t.createdAt),
+    index("invites_agency_idx").on(t.agencyId, t.createdAt, t.id),
     uniqueIndex("invites_agency_email_pending_unique").on(t.agencyId, t.email).where(sql.raw("status = 'pending'")),
   ],
 );

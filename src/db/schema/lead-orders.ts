@@ -20,5 +20,5 @@ export const leadOrders = sqliteTable(
     updatedAt: updatedAt(),
     canceledAt: timestamp("canceled_at"),
   },
-  (t) => [index("lead_orders_agency_idx").on(t.agencyId, t.createdAt)],
+  (t) => [index("lead_orders_agency_idx").on(t.agencyId, t.createdAt, t.id)],
 );

@@ -21,7 +21,7 @@ export const members = sqliteTable(
     removedAt: timestamp("removed_at"),
   },
   (t) => [
-    index("members_agency_idx").on(t.agencyId, t.createdAt),
+    index("members_agency_idx").on(t.agencyId, t.createdAt, t.id),
     uniqueIndex("members_agency_email_live_unique")
       .on(t.agencyId, t.email)
       .where(sql.raw("removed_at IS NULL")),

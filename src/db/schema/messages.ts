@@ -26,9 +26,9 @@ export const messages = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [
-    index("messages_agency_created_idx").on(t.agencyId, t.createdAt),
-    index("messages_agency_contact_idx").on(t.agencyId, t.contactId, t.createdAt),
-    index("messages_agency_unread_idx").on(t.agencyId, t.readAt, t.createdAt),
+    index("messages_agency_created_idx").on(t.agencyId, t.createdAt, t.id),
+    index("messages_agency_contact_idx").on(t.agencyId, t.contactId, t.createdAt, t.id),
+    index("messages_agency_unread_idx").on(t.agencyId, t.readAt, t.createdAt, t.id),
     // A provider's message id is stored once: an inbound SMS the provider sends again (same
     // MessageSid) is one message, and a status callback finds its message by it.
     uniqueIndex("messages_provider_message_unique").on(t.providerMessageId).where(sql.raw("provider_message_id IS NOT NULL")),

@@ -26,7 +26,7 @@ export const paths = sqliteTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index("paths_agency_idx").on(t.agencyId, t.createdAt)],
+  (t) => [index("paths_agency_idx").on(t.agencyId, t.createdAt, t.id)],
 );
 
 export const pathEventTypes = ["view", "lead", "booking"] as const;

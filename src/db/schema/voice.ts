@@ -93,9 +93,9 @@ export const voiceCalls = sqliteTable(
   (t) => [
     // GET /voice-ai/calls, newest first: unfiltered, by status, by contact. Each page reads
     // about `limit` index entries whatever the agency's number of calls.
-    index("voice_calls_agency_created_idx").on(t.agencyId, t.createdAt),
-    index("voice_calls_agency_status_idx").on(t.agencyId, t.status, t.createdAt),
-    index("voice_calls_agency_contact_idx").on(t.agencyId, t.contactId, t.createdAt),
+    index("voice_calls_agency_created_idx").on(t.agencyId, t.createdAt, t.id),
+    index("voice_calls_agency_status_idx").on(t.agencyId, t.status, t.createdAt, t.id),
+    index("voice_calls_agency_contact_idx").on(t.agencyId, t.contactId, t.createdAt, t.id),
     index("voice_calls_status_due_idx").on(t.status, t.dueAt),
   ],
 );
