@@ -86,25 +86,27 @@ export async function createMessage(db: Db, agencyId: string, input: NewMessage)
  * it changes the message's `delivery_status` (conditional: the same answer twice is one event).
  * Returns the message as it is afterwards, undefined when the answer changed nothing.
  */
-export const recordDelivery = (
+export async function recordDelivery(
   db: Db,
   agencyId: string,
   messageId: string,
   result: { status: DeliveryStatus; providerMessageId: string | null; error?: string | null },
-) =>
-  writeWithEvent(
-    db,
+) {
+  const [, changed] = await db.batch([
+    // The provider's id always (its later reports find the message by it); not a public field, so no event.
+    db.update(messages).set({ providerMessageId: result.providerMessageId }).where(ofAgency(agencyId, messageId)),
     db
       .update(messages)
       .set({
         deliveryStatus: result.status,
-        providerMessageId: result.providerMessageId,
         deliveryError: result.status === "failed" ? (result.error ?? "failed").slice(0, MAX_DELIVERY_ERROR_LENGTH) : null,
       })
       .where(and(ofAgency(agencyId, messageId), sql`${messages.deliveryStatus} IS NOT ${result.status}`))
       .returning(),
     messageEvent(db, agencyId, messageId, "message.updated", { ifChanged: true }),
-  );
+  ]);
+  return changed[0];
+}
 
 /**
  * Marks a message read (keeping the first read time when it already was) or unread, with the
