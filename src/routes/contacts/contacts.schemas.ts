@@ -304,7 +304,9 @@ export const UpdateContactBody = z
     example: { last_name: "King", tags: ["buyer"], custom_fields: { lead_stage: "won", budget: null } },
   });
 
-export const BulkContactItem = CreateContactBody.extend({
+// A schema of its own (not `.extend`), so the document lists every field in one object.
+export const BulkContactItem = z.strictObject({
+  ...CreateContactBody.shape,
   match_on: z.enum(contactKeys, { error: contactMessages.matchOn }).optional().openapi({
     description:
       "Which value finds the contact to update: `external_id`, `email` or `phone`. Default: the first of those the item has. " +
@@ -320,7 +322,7 @@ export const BulkContactsBody = z
   .strictObject({
     contacts: z
       // Each item is checked on its own (one bad item fails only itself); the document shows BulkContactItem.
-      .array(z.unknown().openapi({ $ref: "#/components/schemas/BulkContactItem" } as object))
+      .array(z.unknown().openapi({ type: "object", allOf: [{ $ref: "#/components/schemas/BulkContactItem" }] } as object))
       .min(1, contactMessages.bulkSize)
       .max(MAX_BULK_CONTACTS, contactMessages.bulkSize)
       .openapi({ description: `1 to ${MAX_BULK_CONTACTS} contacts, applied in order.` }),
