@@ -2,7 +2,7 @@ import { z, type RouteHandler } from "@hono/zod-openapi";
 import { getShard, saveShard, shardBinding } from "@/db/shards";
 import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-router";
-import { assignSmsNumber, smsNumberOf } from "@/db/sms-numbers";
+import { assignSmsNumber, smsNumberOf } from "@/lib/sms-numbers";
 import { badRequest, conflict, notFound } from "@/lib/errors";
 import { phoneField } from "@/lib/phone";
 import { jsonBody } from "@/lib/openapi";

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
-import { agencyOfSmsNumber } from "@/db/sms-numbers";
+import { agencyOfSmsNumber } from "@/lib/sms-numbers";
 import type { AppBindings } from "@/lib/context";
 import { ApiError, notFound } from "@/lib/errors";
 import { toE164 } from "@/lib/phone";

@@ -1,6 +1,6 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
-import { smsNumberOf } from "@/db/sms-numbers";
+import { smsNumberOf } from "@/lib/sms-numbers";
 import { ApiError, badRequest, notFound } from "@/lib/errors";
 import { getLiveContact } from "@/routes/contacts/contacts.repository";
 import { answeredPage, askedPage } from "@/routes/list-pages";

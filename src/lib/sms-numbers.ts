@@ -2,8 +2,8 @@ import { eq } from "drizzle-orm";
 import type { Env } from "@/env";
 import { isUniqueViolation } from "@/lib/db-errors";
 import { nowIso } from "@/lib/time";
-import { agencyDirectory, smsNumbers } from "./schema";
-import { directoryDb } from "./shards";
+import { agencyDirectory, smsNumbers } from "@/db/schema";
+import { directoryDb } from "@/db/shards";
 
 /**
  * Agencies' SMS sender numbers, in the directory (DESIGN, Real providers): an inbound SMS names
