@@ -21,12 +21,16 @@ export default defineConfig(async () => {
                 // A database of its own for the test of upgrading a one-database deployment
                 // (test/upgrade.test.ts); not a shard (its name is not DB_*).
                 d1Databases: ["UPGRADE_DB"],
+                // For the tests only: Twilio's signing helper (twilio/lib/webhooks) needs node:crypto.
+                // The Worker itself uses no Node API, and production runs without the flag.
+                compatibilityFlags: ["nodejs_compat"],
                 // Pinned here so a developer's .dev.vars (which the plugin also reads) cannot change them.
                 bindings: {
                   TEST_MIGRATIONS: migrations,
                   ADMIN_TOKEN: TEST_ADMIN_TOKEN,
                   LOG_LEVEL: "silent",
                   VOICE_PROVIDER: "simulated",
+                  SMS_PROVIDER: "simulated",
                   SIMULATED_CALL_SPEED: "1",
                   TOKEN_PEPPER: "",
                   // `npm run dev` writes "true" into .dev.vars; the tests assume production's rule.

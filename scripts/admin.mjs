@@ -64,6 +64,11 @@ const commands = {
     flags: { ...agencyFlag, shard: required("target shard name") },
     request: (f) => ["POST", `/agencies/${seg(f.agency)}/move`, { shard: f.shard }],
   },
+  "set-sms-number": {
+    summary: "Assign the agency's SMS sender number (one agency per number); Twilio's inbound webhook then routes by it",
+    flags: { ...agencyFlag, number: required("E.164 number, e.g. +14155550100") },
+    request: (f) => ["PUT", `/agencies/${seg(f.agency)}/sms-number`, { number: f.number }],
+  },
   "list-shards": {
     summary: "List shards with their region, whether they take new agencies, agency count and size",
     flags: {},

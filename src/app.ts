@@ -3,6 +3,8 @@ import { createApp } from "@/middleware/create-app";
 import { partnerCors } from "@/middleware/security-headers";
 import { BEARER_SCHEME, withTypedNullables } from "@/lib/openapi";
 import { adminRouter } from "@/admin/admin.index";
+import { twilioRouter } from "@/providers/twilio/twilio.routes";
+import { vapiRouter } from "@/providers/vapi/vapi.routes";
 import { dashboardRouter } from "@/dashboard/dashboard.index";
 import { authRouter } from "@/routes/auth/auth.index";
 import { contactsRouter } from "@/routes/contacts/contacts.index";
@@ -117,6 +119,9 @@ export function buildApp() {
   app.route(API_BASE, api);
   app.get(`${API_BASE}/docs`, referencePage(`${API_BASE}/openapi.json`, "Partner API reference"));
   app.route("/admin/v1", adminRouter);
+  // Provider callbacks: signed by the provider, no API key, not in the Partner API document.
+  app.route("/", twilioRouter);
+  app.route("/", vapiRouter);
   // The agency dashboard: HTML pages with their own headers, session and CSRF checks; no CORS.
   app.route("/dashboard", dashboardRouter);
   return { app, openApiDocument };

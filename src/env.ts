@@ -25,6 +25,18 @@ export interface Env {
   VAPI_API_KEY?: string;
   /** Vapi API base URL; default https://api.vapi.ai. */
   VAPI_BASE_URL?: string;
+  /** Secret: the `x-vapi-secret` Vapi sends with its server messages (POST /providers/vapi/events). */
+  VAPI_WEBHOOK_SECRET?: string;
+  /** Who sends SMS: `simulated` (default) or `twilio` (DESIGN, Real providers). */
+  SMS_PROVIDER?: string;
+  /** Secret: Twilio account SID, required when SMS_PROVIDER is `twilio`. */
+  TWILIO_ACCOUNT_SID?: string;
+  /** Secret: Twilio auth token: the Messages API's password and the key of Twilio's request signatures. */
+  TWILIO_AUTH_TOKEN?: string;
+  /** Twilio API base URL; default https://api.twilio.com. */
+  TWILIO_BASE_URL?: string;
+  /** The Worker's public origin (`https://api.example.com`), for the callback URLs providers are given and sign. */
+  PUBLIC_BASE_URL?: string;
   /** Local use only: simulated calls last this many times less (`npm run dev` sets 20). */
   SIMULATED_CALL_SPEED?: string;
   /** Prefix of access tokens (`<prefix>_...`) and rotate keys (`<prefix>r_...`). */

@@ -26,6 +26,7 @@ function operatorRequests(agencyUuid: string, keyUuid: string, memberUuid = UNKN
     ["POST", "/agencies", { name: "Acme", timezone: "America/New_York" }],
     ["GET", `/agencies/${agencyUuid}`],
     ["POST", `/agencies/${agencyUuid}/move`, { shard }],
+    ["PUT", `/agencies/${agencyUuid}/sms-number`, { number: "+14155550100" }],
     ["GET", "/shards"],
     ["PUT", `/shards/${shard}`, { region: "eu", open: true }],
     ["PATCH", `/shards/${shard}`, { open: true }],
@@ -131,6 +132,7 @@ describe("agencies", () => {
         timezone: "America/Chicago",
         shard: expect.stringMatching(/^DB(_EU)?$/),
         region: expect.stringMatching(/^(wnam|eu)$/),
+        sms_number: null,
         created_at: expect.stringMatching(ISO_MS),
       },
     });

@@ -14,7 +14,7 @@ import { runCron } from "./helpers/voice-queue";
 
 const workerEnv = env as unknown as Env;
 const WRITES_PAUSED = "The agency's data is being moved to another database and writes are paused. Retry after 10 seconds.";
-const DIRECTORY_TABLES = ["agency_directory", "directory_records", "agency_freezes"];
+const DIRECTORY_TABLES = ["agency_directory", "directory_records", "agency_freezes", "sms_numbers"];
 
 afterEach(() => restoreClock());
 

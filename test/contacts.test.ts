@@ -18,6 +18,7 @@ const CONTACT_KEYS = [
   "path_uuid",
   "custom_fields",
   "external_id",
+  "sms_opt_out",
   "created_at",
   "updated_at",
   "deleted_at",

@@ -398,7 +398,7 @@ describe("message events", () => {
     const failed = await api("POST", "/messages", { token, body: { contact_uuid: unreachable.contact_uuid, channel: "sms", body: "Hi" } });
     expect(failed.body.message.delivery_status).toBe("failed");
     expect((await eventsOf(token, "message.updated")).map((e) => e.data.object)).toEqual([failed.body.message, res.body.message]);
-    expect(whileSending[1]).toEqual({ ...failed.body.message, delivery_status: "queued" });
+    expect(whileSending[1]).toEqual({ ...failed.body.message, delivery_status: "queued", delivery_error: null });
     expect((await eventsOf(token, "message.sent")).map((e) => e.data.object)).toEqual([whileSending[1], whileSending[0]]);
 
     const noPhone = await createContact(token);

@@ -6,7 +6,7 @@ import { createContact, inboundMessage, nextPhone, sendMessage } from "./helpers
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const RANDOM_UUID = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
-const MESSAGE_KEYS = ["message_uuid", "contact_uuid", "channel", "direction", "body", "delivery_status", "read_at", "created_at"].sort();
+const MESSAGE_KEYS = ["message_uuid", "contact_uuid", "channel", "direction", "body", "delivery_status", "delivery_error", "read_at", "created_at"].sort();
 /** The simulated SMS provider refuses this number (Twilio's "cannot receive SMS" test number). */
 const UNDELIVERABLE = "+15005550009";
 
@@ -119,6 +119,7 @@ describe("POST /messages", () => {
         direction: "outbound",
         body: "See you at 10!",
         delivery_status: "delivered",
+        delivery_error: null,
         read_at: expect.stringMatching(ISO),
         created_at: expect.stringMatching(ISO),
       },
@@ -148,7 +149,7 @@ describe("POST /messages", () => {
     const { token } = await setupAgency();
     const contact = await createContact(token, { phone: UNDELIVERABLE });
     const message = await sendMessage(token, { contact_uuid: contact.contact_uuid, channel: "sms", body: "Hi" });
-    expect(message).toMatchObject({ direction: "outbound", delivery_status: "failed" });
+    expect(message).toMatchObject({ direction: "outbound", delivery_status: "failed", delivery_error: "30003 Unreachable destination handset" });
     expect((await listMessages(token)).body.messages).toEqual([message]);
   });
 
@@ -297,6 +298,7 @@ describe("operator: POST /admin/v1/agencies/{agency_uuid}/messages", () => {
         direction: "inbound",
         body: "Hi",
         delivery_status: null,
+        delivery_error: null,
         read_at: null,
         created_at: expect.stringMatching(ISO),
       },

@@ -313,11 +313,12 @@ describe("the OpenAPI document", () => {
       expect(op.responses["409"].description, key).toMatch(/`idempotency_in_progress` while a request with the same Idempotency-Key is still running\.$/);
     }
     const conflict = (key: string) => operationsOf(doc).find((o) => o.key === key)!.op.responses["409"];
-    for (const key of ["POST /messages", "POST /paths", "POST /voice-ai/calls", "POST /messages/{message_uuid}/read"]) {
+    for (const key of ["POST /paths", "POST /voice-ai/calls", "POST /messages/{message_uuid}/read"]) {
       expect(conflict(key).description, key).toMatch(/^`idempotency_in_progress`/);
       expect(conflict(key).content["application/json"].example.code, key).toBe("idempotency_in_progress");
     }
     expect(conflict("POST /contacts/{contact_uuid}/restore").description).toContain("Contact is not deleted");
+    expect(conflict("POST /messages").content["application/json"].example.code).toBe("sms_opt_out");
   });
 
   it("says which booking settings each calendar, appointment and booking-widget operation applies", () => {

@@ -49,7 +49,7 @@ export const createAgency: Handler<"createAgency"> = async (c) => {
   const { name, timezone, region, shard } = c.req.valid("json");
   const placed = await chooseShard(c.env, { region, shard });
   const agency = await agencies.createAgency(c.env, placed.name, { name, timezone });
-  return c.json({ success: true as const, agency: agencies.toPublicAgency(agency, { shard: placed.name }, placed.region) }, 201);
+  return c.json({ success: true as const, agency: agencies.toPublicAgency(agency, { shard: placed.name }, placed.region, null) }, 201);
 };
 
 export const listAgencies: Handler<"listAgencies"> = async (c) => {

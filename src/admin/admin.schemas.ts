@@ -37,6 +37,7 @@ export const Agency = z
     timezone: z.string(),
     shard: z.string().openapi({ description: "The shard (D1 database) holding the agency's records." }),
     region: ShardRegion.nullable().openapi({ description: "The shard's region; null when the shard's region is not recorded." }),
+    sms_number: z.string().nullable().openapi({ description: "The agency's SMS sender number (E.164): outbound texts come from it and inbound texts to it reach the agency. Null until assigned." }),
     created_at: z.string(),
   })
   .openapi("AdminAgency");

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { createDb, type Db } from "@/db/client";
-import { agencies, agencyDirectory } from "@/db/schema";
+import { agencies, agencyDirectory, smsNumbers } from "@/db/schema";
 import { directoryDb, listAgencyLocations, listShards, shardDatabase, type AgencyLocation, type ShardRow } from "@/db/shards";
 import { forEachLimited } from "@/lib/for-each-limited";
 import type { Env } from "@/env";
@@ -10,12 +10,13 @@ import { nowIso } from "@/lib/time";
 export type AgencyRow = typeof agencies.$inferSelect;
 
 /** The operator's view of an agency: its record, and the shard (and that shard's region) it lives on. */
-export const toPublicAgency = (a: AgencyRow, location: Pick<AgencyLocation, "shard">, region: ShardRow["region"]) => ({
+export const toPublicAgency = (a: AgencyRow, location: Pick<AgencyLocation, "shard">, region: ShardRow["region"], smsNumber: string | null) => ({
   agency_uuid: a.id,
   name: a.name,
   timezone: a.timezone,
   shard: location.shard,
   region,
+  sms_number: smsNumber,
   created_at: a.createdAt,
 });
 
@@ -43,7 +44,7 @@ const SHARDS_AT_ONCE = 4;
  * An agency's old copy, during a move's clean-up, is not listed twice.
  */
 export async function listAgencies(env: Env) {
-  const [locations, shards] = await Promise.all([listAgencyLocations(env), listShards(env)]);
+  const [locations, shards, numbers] = await Promise.all([listAgencyLocations(env), listShards(env), directoryDb(env).select().from(smsNumbers).all()]);
   const rows = new Map<string, AgencyRow>();
   const homes = new Map(locations.map((l) => [l.agencyId, l.shard]));
   await forEachLimited([...new Set(homes.values())], SHARDS_AT_ONCE, async (shard) => {
@@ -52,8 +53,9 @@ export async function listAgencies(env: Env) {
     }
   });
   const regions = new Map(shards.map((s) => [s.name, s.region]));
+  const numberOf = new Map(numbers.map((n) => [n.agencyId, n.number]));
   return locations.flatMap((l) => {
     const row = rows.get(l.agencyId);
-    return row ? [toPublicAgency(row, l, regions.get(l.shard) ?? null)] : [];
+    return row ? [toPublicAgency(row, l, regions.get(l.shard) ?? null, numberOf.get(l.agencyId) ?? null)] : [];
   });
 }

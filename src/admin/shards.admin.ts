@@ -2,7 +2,9 @@ import { z, type RouteHandler } from "@hono/zod-openapi";
 import { getShard, saveShard, shardBinding } from "@/db/shards";
 import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-router";
-import { badRequest, notFound } from "@/lib/errors";
+import { assignSmsNumber, smsNumberOf } from "@/lib/sms-numbers";
+import { badRequest, conflict, notFound } from "@/lib/errors";
+import { phoneField } from "@/lib/phone";
 import { jsonBody } from "@/lib/openapi";
 import { moveAgency } from "@/lib/shards/move-agency";
 import { describeShards, requireShard, type ShardView } from "@/lib/shards/placement";
@@ -50,8 +52,8 @@ export const getAgencyRoute = adminRoute({
 
 const getAgencyHandler: RouteHandler<typeof getAgencyRoute, AppBindings> = async (c) => {
   const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
-  const shard = await getShard(c.env, agency.location.shard);
-  return c.json({ success: true as const, agency: toPublicAgency(agency, agency.location, shard?.region ?? null) }, 200);
+  const [shard, smsNumber] = await Promise.all([getShard(c.env, agency.location.shard), smsNumberOf(c.env, agency.id)]);
+  return c.json({ success: true as const, agency: toPublicAgency(agency, agency.location, shard?.region ?? null, smsNumber) }, 200);
 };
 
 const MoveBody = z.strictObject({ shard: shardName }).openapi("AdminMoveAgency", { example: { shard: "DB_EU" } });
@@ -84,7 +86,8 @@ const moveAgencyHandler: RouteHandler<typeof moveAgencyRoute, AppBindings> = asy
   const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
   const target = await requireShard(c.env, c.req.valid("json").shard);
   const report = await moveAgency(c.env, agency.location, target.name);
-  return c.json({ success: true as const, agency: toPublicAgency(agency, { shard: target.name }, target.region), move: report }, 200);
+  const smsNumber = await smsNumberOf(c.env, agency.id);
+  return c.json({ success: true as const, agency: toPublicAgency(agency, { shard: target.name }, target.region, smsNumber), move: report }, 200);
 };
 
 export const listShardsRoute = adminRoute({
@@ -167,10 +170,40 @@ const patchShardHandler: RouteHandler<typeof patchShardRoute, AppBindings> = asy
   return c.json({ success: true as const, shard: toPublicShard(await viewOf(c, name)) }, 200);
 };
 
+const SmsNumberBody = z
+  .strictObject({ number: phoneField("number") })
+  .openapi("AdminSmsNumber", { example: { number: "+14155550100" } });
+
+export const putSmsNumberRoute = adminRoute({
+  method: "put",
+  path: "/agencies/{agency_uuid}/sms-number",
+  operationId: "adminPutSmsNumber",
+  summary: "Assign the agency's SMS sender number",
+  description:
+    "Sets the number (E.164, or a 10-digit US number) the agency's SMS are sent from and inbound SMS to it are routed by, " +
+    "replacing the agency's previous one. One agency per number: 409 when another agency has it. Point the number's " +
+    "\"A message comes in\" webhook in Twilio's console at `POST /providers/twilio/sms` of this deployment.",
+  request: { params: agencyParams, body: jsonBody(SmsNumberBody) },
+  responses: {
+    200: adminJson(z.object({ success, agency: Agency }), "The agency, with its number."),
+    409: adminJson(z.object({ success: z.literal(false), error: z.string(), code: z.string() }), "Another agency has this number."),
+  },
+});
+
+const putSmsNumberHandler: RouteHandler<typeof putSmsNumberRoute, AppBindings> = async (c) => {
+  const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
+  const { number } = c.req.valid("json");
+  const { heldBy } = await assignSmsNumber(c.env, agency.id, number);
+  if (heldBy) throw conflict(`${number} is the SMS number of another agency (${heldBy})`);
+  const shard = await getShard(c.env, agency.location.shard);
+  return c.json({ success: true as const, agency: toPublicAgency(agency, agency.location, shard?.region ?? null, number) }, 200);
+};
+
 /** Shards and where agencies live, mounted on the operator router (admin.index.ts). */
 export const shardsAdminRouter = createRouter()
   .openapi(getAgencyRoute, getAgencyHandler)
   .openapi(moveAgencyRoute, moveAgencyHandler)
   .openapi(listShardsRoute, listShardsHandler)
   .openapi(putShardRoute, putShardHandler)
-  .openapi(patchShardRoute, patchShardHandler);
+  .openapi(patchShardRoute, patchShardHandler)
+  .openapi(putSmsNumberRoute, putSmsNumberHandler);

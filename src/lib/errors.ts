@@ -12,8 +12,12 @@ export const errorStatus = {
   token_expired: 401,
   insufficient_funds: 402,
   insufficient_scope: 403,
+  /** A provider callback whose signature or secret does not check out (DESIGN, Real providers). */
+  invalid_signature: 403,
   not_found: 404,
   conflict: 409,
+  /** An SMS to a contact that texted STOP (DESIGN, Real providers). */
+  sms_opt_out: 409,
   idempotency_in_progress: 409,
   payload_too_large: 413,
   rate_limited: 429,

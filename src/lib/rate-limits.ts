@@ -22,6 +22,10 @@ const byRoute: Record<string, number> = {
   "POST /webhook-endpoints/{webhook_endpoint_uuid}/test": 10,
   "POST /webhook-endpoints/{webhook_endpoint_uuid}/rotate-secret": 10,
   "POST /events/{event_uuid}/redeliver": 10,
+  // Provider callbacks, per client IP: a provider sends from a few addresses, in bursts.
+  "POST /providers/twilio/sms": 600,
+  "POST /providers/twilio/status": 600,
+  "POST /providers/vapi/events": 600,
 };
 
 const byMethod: Record<string, number> = { GET: 60, POST: 30, PUT: 30, PATCH: 30, DELETE: 10 };

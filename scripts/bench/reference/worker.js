@@ -131,7 +131,7 @@ const toPublicContact = (r) => ({
 // The next page's cursor, as src/lib/cursor.ts seals it: the page, the total and the last row's
 // sort keys, base64url, with a MAC over the list's binding (HMAC with the pepper, else SHA-256).
 async function nextCursor(page, total, last, agencyId, pepper) {
-  const payload = btoa(JSON.stringify([page, total, last.created_at, last.id])).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  const payload = globalThis.btoa(JSON.stringify([page, total, last.created_at, last.id])).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
   const text = `cursor\n/api/v2/contacts\n${agencyId}\n[]\n[["deleted",false]]\n${payload}`;
   const mac = pepper
     ? toHex(await crypto.subtle.sign("HMAC", await (hmacKey ??= crypto.subtle.importKey("raw", encoder.encode(pepper), { name: "HMAC", hash: "SHA-256" }, false, ["sign"])), encoder.encode(text)))

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { agencies } from "./agencies";
 import { createdAt, timestamp, updatedAt } from "./columns";
 
@@ -24,6 +24,8 @@ export const contacts = sqliteTable(
     customFields: text("custom_fields", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     /** The partner's own id for the contact (DESIGN, Lists that scale). */
     externalId: text("external_id"),
+    /** The contact texted STOP (or another opt-out keyword): no SMS may be sent to it until START (DESIGN, Real providers). */
+    smsOptOut: integer("sms_opt_out", { mode: "boolean" }).notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     deletedAt: timestamp("deleted_at"),

@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { createdAt, timestamp, updatedAt } from "./columns";
 
 /**
@@ -76,3 +76,17 @@ export const agencyFreezes = sqliteTable("agency_freezes", {
   state: text("state", { enum: agencyFreezeStates }).notNull(),
   createdAt: createdAt(),
 });
+
+/**
+ * Each agency's SMS sender number (E.164), found before the agency is known: an inbound SMS
+ * names only the number it was sent to. One agency per number, one number per agency.
+ */
+export const smsNumbers = sqliteTable(
+  "sms_numbers",
+  {
+    number: text("number").primaryKey(),
+    agencyId: text("agency_id").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("sms_numbers_agency_unique").on(t.agencyId)],
+);

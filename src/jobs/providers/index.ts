@@ -3,6 +3,9 @@ import { createSimulatedProvider, simulatedProvider } from "./simulated";
 import type { VoiceProvider } from "./types";
 import { createVapiProvider } from "./vapi";
 
+/** Where Vapi posts its server messages (src/providers/vapi/vapi.routes.ts). */
+export const VAPI_EVENTS_PATH = "/providers/vapi/events";
+
 export type { VoiceProvider } from "./types";
 
 /**
@@ -11,7 +14,9 @@ export type { VoiceProvider } from "./types";
  * A misconfiguration throws, so dispatch retries rather than failing partners' calls.
  * `SIMULATED_CALL_SPEED` (a number above 1) makes simulated calls last that many times less.
  */
-export function providerFor(env: Pick<Env, "VOICE_PROVIDER" | "VAPI_API_KEY" | "VAPI_BASE_URL" | "SIMULATED_CALL_SPEED">): VoiceProvider {
+export function providerFor(
+  env: Pick<Env, "VOICE_PROVIDER" | "VAPI_API_KEY" | "VAPI_BASE_URL" | "SIMULATED_CALL_SPEED" | "VAPI_WEBHOOK_SECRET" | "PUBLIC_BASE_URL">,
+): VoiceProvider {
   const name = (env.VOICE_PROVIDER ?? "simulated").trim().toLowerCase() || "simulated";
   if (name === "simulated") {
     const speed = Number(env.SIMULATED_CALL_SPEED ?? 1);
@@ -19,7 +24,12 @@ export function providerFor(env: Pick<Env, "VOICE_PROVIDER" | "VAPI_API_KEY" | "
   }
   if (name === "vapi") {
     if (!env.VAPI_API_KEY) throw new Error("VOICE_PROVIDER is vapi but the VAPI_API_KEY secret is not set");
-    return createVapiProvider({ apiKey: env.VAPI_API_KEY, baseUrl: env.VAPI_BASE_URL });
+    // With a public origin and a secret, Vapi reports each call's end itself; polling stays the fallback.
+    const server =
+      env.PUBLIC_BASE_URL && env.VAPI_WEBHOOK_SECRET
+        ? { url: `${env.PUBLIC_BASE_URL.replace(/\/+$/, "")}${VAPI_EVENTS_PATH}`, secret: env.VAPI_WEBHOOK_SECRET }
+        : undefined;
+    return createVapiProvider({ apiKey: env.VAPI_API_KEY, baseUrl: env.VAPI_BASE_URL, server });
   }
   throw new Error(`Unknown VOICE_PROVIDER "${env.VOICE_PROVIDER}"; use simulated or vapi`);
 }

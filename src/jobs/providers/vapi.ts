@@ -42,17 +42,17 @@ export interface VapiConfig {
   baseUrl?: string;
   /** The fetch to use; tests pass a fake upstream. */
   fetch?: typeof fetch;
+  /**
+   * Where Vapi sends each call's server messages (`status-update`, `end-of-call-report`), with
+   * the secret it echoes in `x-vapi-secret`: POST /providers/vapi/events. Without it, calls
+   * are only polled.
+   */
+  server?: { url: string; secret: string };
 }
 
-interface VapiCall {
-  id?: unknown;
-  status?: unknown;
-  endedReason?: unknown;
-  startedAt?: unknown;
-  endedAt?: unknown;
-  summary?: unknown;
-  analysis?: { summary?: unknown } | null;
-}
+/** The server messages a call asks for: enough to end it without a poll. */
+export const VAPI_SERVER_MESSAGES = ["status-update", "end-of-call-report"] as const;
+
 
 const text = (value: unknown) => (typeof value === "string" && value.length > 0 ? value : null);
 
@@ -68,6 +68,17 @@ const isoOrNull = (value: unknown) => {
   const iso = new Date(ms).toISOString();
   return iso === isoWithin(ms) ? iso : null;
 };
+
+export interface VapiCall {
+  id?: unknown;
+  status?: unknown;
+  endedReason?: unknown;
+  startedAt?: unknown;
+  endedAt?: unknown;
+  summary?: unknown;
+  analysis?: { summary?: unknown } | null;
+  metadata?: { call_uuid?: unknown; agency_uuid?: unknown } | null;
+}
 
 export function vapiCallState(call: VapiCall, now: string): ProviderCallState {
   const providerCallId = text(call.id);
@@ -142,6 +153,7 @@ export function createVapiProvider(config: VapiConfig): VoiceProvider {
           maxDurationSeconds: req.maxDurationSeconds,
           voicemailDetection: { provider: "vapi" },
           ...(req.voicemailBehavior === "leave_message" ? { voicemailMessage: voicemailMessageFor(req) } : {}),
+          ...(config.server ? { server: { url: config.server.url, secret: config.server.secret }, serverMessages: [...VAPI_SERVER_MESSAGES] } : {}),
         },
         metadata: { call_uuid: req.callId, agency_uuid: req.agencyId },
       });

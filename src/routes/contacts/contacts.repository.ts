@@ -29,6 +29,7 @@ export const toPublicContact = (c: ContactRow) => ({
   path_uuid: c.pathId,
   custom_fields: c.customFields,
   external_id: c.externalId,
+  sms_opt_out: c.smsOptOut,
   created_at: c.createdAt,
   updated_at: c.updatedAt,
   deleted_at: c.deletedAt,
@@ -256,7 +257,7 @@ export async function createContact(db: Db, agencyId: string, input: NewContact)
 
 export const newContactRow = (agencyId: string, input: NewContact): ContactRow => {
   const now = nowIso();
-  return { id: newId(), agencyId, ...input, createdAt: now, updatedAt: now, deletedAt: null };
+  return { id: newId(), agencyId, ...input, smsOptOut: false, createdAt: now, updatedAt: now, deletedAt: null };
 };
 
 /** The statements that create a contact: its row, its tags' mirror and its `contact.created` event. */
@@ -366,3 +367,16 @@ export const sourceCounts = async (db: Db, agencyId: string) => {
     .all();
   return rows.flatMap((r) => (r.source === null ? [] : [{ source: r.source, count: r.count }]));
 };
+
+/**
+ * Records a contact's SMS opt-out (STOP) or opt-in (START), with its `contact.updated` event
+ * only when the flag changed: one batch.
+ */
+export const setSmsOptOut = (db: Db, agencyId: string, contactId: string, optedOut: boolean) =>
+  db.batch([
+    db
+      .update(contacts)
+      .set({ smsOptOut: optedOut, updatedAt: nowIso() })
+      .where(and(liveContactWhere(agencyId, contactId), ne(contacts.smsOptOut, optedOut))),
+    contactEvent(db, agencyId, contactId, "contact.updated", { ifChanged: true }),
+  ]);

@@ -63,6 +63,7 @@ const contactExample = {
   path_uuid: pathExampleUuid,
   custom_fields: { lead_stage: "qualified", budget: 450000 },
   external_id: "crm-10442",
+  sms_opt_out: false,
   created_at: "2026-11-20T14:05:00.000Z",
   updated_at: "2026-11-21T09:30:00.000Z",
   deleted_at: null,
@@ -97,6 +98,10 @@ export const Contact = z
       .max(MAX_EXTERNAL_ID_LENGTH)
       .nullable()
       .openapi({ description: "Your own id for the contact (your CRM's); unique among live contacts, null when not set." }),
+    sms_opt_out: z.boolean().openapi({
+      description:
+        "True once the contact texted STOP (or STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT) to your SMS number: sending it an SMS is then 409 `sms_opt_out` until it texts START (or YES, UNSTOP).",
+    }),
     created_at: instantString(),
     updated_at: instantString(),
     deleted_at: instantString()
@@ -299,7 +304,9 @@ export const UpdateContactBody = z
     example: { last_name: "King", tags: ["buyer"], custom_fields: { lead_stage: "won", budget: null } },
   });
 
-export const BulkContactItem = CreateContactBody.extend({
+// A schema of its own (not `.extend`), so the document lists every field in one object.
+export const BulkContactItem = z.strictObject({
+  ...CreateContactBody.shape,
   match_on: z.enum(contactKeys, { error: contactMessages.matchOn }).optional().openapi({
     description:
       "Which value finds the contact to update: `external_id`, `email` or `phone`. Default: the first of those the item has. " +
@@ -315,7 +322,7 @@ export const BulkContactsBody = z
   .strictObject({
     contacts: z
       // Each item is checked on its own (one bad item fails only itself); the document shows BulkContactItem.
-      .array(z.unknown().openapi({ $ref: "#/components/schemas/BulkContactItem" } as object))
+      .array(z.unknown().openapi({ type: "object", allOf: [{ $ref: "#/components/schemas/BulkContactItem" }] } as object))
       .min(1, contactMessages.bulkSize)
       .max(MAX_BULK_CONTACTS, contactMessages.bulkSize)
       .openapi({ description: `1 to ${MAX_BULK_CONTACTS} contacts, applied in order.` }),

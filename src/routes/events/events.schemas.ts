@@ -41,6 +41,8 @@ const exampleEvent = {
       source: "website",
       path_uuid: null,
       custom_fields: {},
+      external_id: null,
+      sms_opt_out: false,
       created_at: "2026-11-21T14:05:00.000Z",
       updated_at: "2026-11-21T14:05:00.000Z",
       deleted_at: null,

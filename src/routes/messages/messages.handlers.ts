@@ -1,6 +1,7 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
-import { badRequest, notFound } from "@/lib/errors";
+import { smsNumberOf } from "@/lib/sms-numbers";
+import { ApiError, badRequest, notFound } from "@/lib/errors";
 import { getLiveContact } from "@/routes/contacts/contacts.repository";
 import { answeredPage, askedPage } from "@/routes/list-pages";
 import * as repo from "./messages.repository";
@@ -40,7 +41,11 @@ export const createMessage: Handler<"createMessage"> = async (c) => {
     return c.json(messageBody(note), 201);
   }
   if (!contact.phone) throw badRequest(messageMessages.noPhone);
-  const sms = await sendSms(db, smsProviderFor(c.env), logger, agencyId, { contactId: contact.id, to: contact.phone, body: body.body });
+  if (contact.smsOptOut) throw new ApiError("sms_opt_out", messageMessages.optedOut);
+  const provider = smsProviderFor(c.env);
+  // The simulator needs no sender; a real provider sends from the agency's number.
+  const from = provider.name === "simulated" ? null : await smsNumberOf(c.env, agencyId);
+  const sms = await sendSms(db, provider, logger, agencyId, { contactId: contact.id, to: contact.phone, from, body: body.body });
   return c.json(messageBody(sms), 201);
 };
 

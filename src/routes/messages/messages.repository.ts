@@ -6,6 +6,7 @@ import { messages, type messageChannels, type messageDirections } from "@/db/sch
 import { eventStatement, type EventType } from "@/lib/events";
 import { newId } from "@/lib/ids";
 import { nowIso } from "@/lib/time";
+import { MAX_DELIVERY_ERROR_LENGTH } from "./messages.schemas";
 import type { DeliveryStatus } from "./providers/sms-provider";
 
 export type MessageRow = typeof messages.$inferSelect;
@@ -19,6 +20,7 @@ export const toPublicMessage = (m: MessageRow) => ({
   direction: m.direction,
   body: m.body,
   delivery_status: m.deliveryStatus as DeliveryStatus | null,
+  delivery_error: m.deliveryError,
   read_at: m.readAt,
   created_at: m.createdAt,
 });
@@ -74,7 +76,7 @@ export interface NewMessage {
 export async function createMessage(db: Db, agencyId: string, input: NewMessage) {
   const now = nowIso();
   const { read, ...columns } = input;
-  const row: MessageRow = { id: newId(), agencyId, ...columns, providerMessageId: null, readAt: read ? now : null, createdAt: now };
+  const row: MessageRow = { id: newId(), agencyId, ...columns, providerMessageId: null, deliveryError: null, readAt: read ? now : null, createdAt: now };
   await db.batch([db.insert(messages).values(row), messageEvent(db, agencyId, row.id, storedEventType(row.direction))]);
   return row;
 }
@@ -84,16 +86,27 @@ export async function createMessage(db: Db, agencyId: string, input: NewMessage)
  * it changes the message's `delivery_status` (conditional: the same answer twice is one event).
  * Returns the message as it is afterwards, undefined when the answer changed nothing.
  */
-export const recordDelivery = (db: Db, agencyId: string, messageId: string, result: { status: DeliveryStatus; providerMessageId: string | null }) =>
-  writeWithEvent(
-    db,
+export async function recordDelivery(
+  db: Db,
+  agencyId: string,
+  messageId: string,
+  result: { status: DeliveryStatus; providerMessageId: string | null; error?: string | null },
+) {
+  const [, changed] = await db.batch([
+    // The provider's id always (its later reports find the message by it); not a public field, so no event.
+    db.update(messages).set({ providerMessageId: result.providerMessageId }).where(ofAgency(agencyId, messageId)),
     db
       .update(messages)
-      .set({ deliveryStatus: result.status, providerMessageId: result.providerMessageId })
+      .set({
+        deliveryStatus: result.status,
+        deliveryError: result.status === "failed" ? (result.error ?? "failed").slice(0, MAX_DELIVERY_ERROR_LENGTH) : null,
+      })
       .where(and(ofAgency(agencyId, messageId), sql`${messages.deliveryStatus} IS NOT ${result.status}`))
       .returning(),
     messageEvent(db, agencyId, messageId, "message.updated", { ifChanged: true }),
-  );
+  ]);
+  return changed[0];
+}
 
 /**
  * Marks a message read (keeping the first read time when it already was) or unread, with the
@@ -115,3 +128,57 @@ async function setRead(db: Db, agencyId: string, messageId: string, read: boolea
 export const markRead = (db: Db, agencyId: string, messageId: string) => setRead(db, agencyId, messageId, true);
 
 export const markUnread = (db: Db, agencyId: string, messageId: string) => setRead(db, agencyId, messageId, false);
+
+/** How far a delivery got: a report never moves a message back (callbacks can arrive out of order). */
+const deliveryRank = (column: typeof messages.deliveryStatus | string) =>
+  sql`CASE ${column} WHEN 'queued' THEN 0 WHEN 'sent' THEN 1 WHEN 'delivered' THEN 2 WHEN 'failed' THEN 2 ELSE -1 END`;
+
+/**
+ * A provider's later report about an outbound SMS (Twilio's StatusCallback), found by the
+ * provider's message id: moves `delivery_status` forward only, with its `message.updated`
+ * event. Returns the message afterwards, undefined when nothing changed (an unknown id, a
+ * repeated or stale report).
+ */
+export async function recordDeliveryReport(db: Db, providerMessageId: string, report: { status: DeliveryStatus; error: string | null }) {
+  const found = await db
+    .select({ id: messages.id, agencyId: messages.agencyId })
+    .from(messages)
+    .where(and(eq(messages.providerMessageId, providerMessageId), eq(messages.direction, "outbound")))
+    .get();
+  if (!found) return undefined;
+  return writeWithEvent(
+    db,
+    db
+      .update(messages)
+      .set({ deliveryStatus: report.status, deliveryError: report.status === "failed" ? (report.error ?? "failed").slice(0, MAX_DELIVERY_ERROR_LENGTH) : null })
+      .where(and(ofAgency(found.agencyId, found.id), sql`${deliveryRank(messages.deliveryStatus)} < ${deliveryRank(report.status)}`))
+      .returning(),
+    messageEvent(db, found.agencyId, found.id, "message.updated", { ifChanged: true }),
+  );
+}
+
+/**
+ * Stores an inbound SMS once per provider message id (a provider sending it again finds it
+ * stored: ON CONFLICT DO NOTHING on the unique id), with its `message.received` event only when
+ * it was stored now. Returns whether it was new.
+ */
+export async function storeInbound(db: Db, agencyId: string, input: { contactId: string; body: string; providerMessageId: string }) {
+  const row: MessageRow = {
+    id: newId(),
+    agencyId,
+    contactId: input.contactId,
+    channel: "sms",
+    direction: "inbound",
+    body: input.body,
+    deliveryStatus: null,
+    providerMessageId: input.providerMessageId,
+    deliveryError: null,
+    readAt: null,
+    createdAt: nowIso(),
+  };
+  const [inserted] = await db.batch([
+    db.insert(messages).values(row).onConflictDoNothing().returning({ id: messages.id }),
+    messageEvent(db, agencyId, row.id, "message.received", { ifChanged: true }),
+  ]);
+  return inserted.length > 0;
+}

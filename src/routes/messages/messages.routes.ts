@@ -28,14 +28,19 @@ export const createMessage = partnerRoute({
   summary: "Send an SMS or add a note",
   description:
     "`channel: sms` texts the contact's phone (`direction: outbound`). The message is stored first and then handed " +
-    "to the SMS provider; `delivery_status` is the provider's answer (`delivered`, `sent`, or `failed`, in which " +
-    "case the message is kept so the conversation shows the attempt). A contact without a phone is 400. " +
+    "to the SMS provider from your agency's SMS number; `delivery_status` is the provider's first answer (`queued`, `sent`, " +
+    "`delivered`, or `failed` with the reason and the provider's error code in `delivery_error`; the message is kept so the " +
+    "conversation shows the attempt) and moves on as the provider reports delivery, each change a `message.updated` event. " +
+    "A contact without a phone is 400; a contact that texted STOP is 409 `sms_opt_out` until it texts START. " +
     "`channel: note` records an internal note on the contact (`direction: internal`), never sent. Both start read. " +
     "The contact must be a live contact of your agency (else 400 `Unknown contact_uuid`). Send an `Idempotency-Key` " +
     "so that a retried request never texts twice.",
   scopes: ["messages"],
   request: { body: jsonBody(CreateMessageBody) },
-  errorExamples: { 400: { error: messageMessages.noPhone } },
+  errorExamples: {
+    400: { error: messageMessages.noPhone },
+    409: { description: "The contact opted out of SMS (`sms_opt_out`).", code: "sms_opt_out", error: messageMessages.optedOut },
+  },
   responses: { 201: jsonContent(MessageResponse, "The stored message, with its delivery status for an SMS.") },
 });
 

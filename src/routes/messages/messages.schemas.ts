@@ -15,6 +15,7 @@ export const messageMessages = {
   notFound: "Message not found",
   unknownContact: "Unknown contact_uuid",
   noPhone: "Contact has no phone number; add one before sending an SMS",
+  optedOut: "Contact has opted out of SMS (texted STOP); they must text START to your number before you can send them an SMS",
   channel: `channel must be one of: ${messageChannels.join(", ")}`,
   direction: `direction must be one of: ${messageDirections.join(", ")}`,
   bodyRequired: "body is required",
@@ -30,9 +31,13 @@ const messageExample = {
   direction: "inbound" as const,
   body: "Hi, is the house on Elm Street still available?",
   delivery_status: null,
+  delivery_error: null,
   read_at: null,
   created_at: "2026-11-21T14:05:00.000Z",
 };
+
+/** The longest delivery error kept: Twilio's code and message, cut. */
+export const MAX_DELIVERY_ERROR_LENGTH = 500;
 
 export const Message = z
   .object({
@@ -47,6 +52,14 @@ export const Message = z
       .enum(deliveryStatuses)
       .nullable()
       .openapi({ description: "Delivery of an outbound SMS as the provider reports it; null for inbound messages and notes." }),
+    delivery_error: z
+      .string()
+      .max(MAX_DELIVERY_ERROR_LENGTH)
+      .nullable()
+      .openapi({
+        description: "Why a `failed` SMS was not delivered, starting with the provider's error code when it gave one (Twilio: `30003 Unreachable destination handset`); null otherwise.",
+        example: null,
+      }),
     read_at: instantString()
       .nullable()
       .openapi({ description: "When the message was marked read; null while unread. Inbound messages arrive unread; messages you send or write start read." }),

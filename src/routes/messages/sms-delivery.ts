@@ -15,7 +15,7 @@ export async function sendSms(
   provider: SmsProvider,
   logger: Logger,
   agencyId: string,
-  input: { contactId: string; to: string; body: string },
+  input: { contactId: string; to: string; from: string | null; body: string },
 ) {
   const message = await repo.createMessage(db, agencyId, {
     contactId: input.contactId,
@@ -27,7 +27,7 @@ export async function sendSms(
   });
   let result: SmsSendResult;
   try {
-    result = await provider.send({ to: input.to, body: input.body });
+    result = await provider.send({ to: input.to, from: input.from, body: input.body });
   } catch (error) {
     result = { status: "failed", providerMessageId: null, error: error instanceof Error ? error.message : String(error) };
   }

@@ -98,6 +98,7 @@ export function callContactWrite(db: Db, agencyId: string, phone: string, plan: 
     pathId: null,
     customFields: {},
     externalId: null,
+    smsOptOut: false,
     createdAt: now,
     updatedAt: now,
     deletedAt: null,
