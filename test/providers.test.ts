@@ -53,6 +53,12 @@ function twilioPost(path: string, params: Record<string, string>, signature?: st
   return send(twilioEnv(), path, { method: "POST", headers, body: new URLSearchParams(params).toString() });
 }
 
+/** The path and query of a StatusCallback URL, as Twilio requests it. */
+const statusPath = (url: string) => {
+  const parsed = new URL(url);
+  return `${parsed.pathname}${parsed.search}`;
+};
+
 let numberCounter = 0;
 async function agencyWithNumber(): Promise<TestAgency & { number: string }> {
   const agency = await setupAgency();
@@ -121,15 +127,21 @@ describe("SMS through Twilio", () => {
       {
         url: `${TWILIO_URL}/2010-04-01/Accounts/${ACCOUNT_SID}/Messages.json`,
         authorization: `Basic ${btoa(`${ACCOUNT_SID}:${AUTH_TOKEN}`)}`,
-        form: { To: "+14155550161", From: agency.number, Body: "Your showing is confirmed.", StatusCallback: `${PUBLIC}/providers/twilio/status` },
+        form: {
+          To: "+14155550161",
+          From: agency.number,
+          Body: "Your showing is confirmed.",
+          StatusCallback: `${PUBLIC}/providers/twilio/status?agency=${agency.agencyUuid}&message=${sent.body.message.message_uuid}`,
+        },
       },
     ]);
     const [stored] = await messagesOf(agency);
     const sid = stored!.provider_message_id!;
     expect(sid).toMatch(/^SM/);
 
+    const callback = statusPath(twilio.requests[0]!.form.StatusCallback!);
     const status = (MessageStatus: string, extra: Record<string, string> = {}) =>
-      twilioPost("/providers/twilio/status", { MessageSid: sid, MessageStatus, AccountSid: ACCOUNT_SID, From: agency.number, To: "+14155550161", ApiVersion: "2010-04-01", ...extra });
+      twilioPost(callback, { MessageSid: sid, MessageStatus, AccountSid: ACCOUNT_SID, From: agency.number, To: "+14155550161", ApiVersion: "2010-04-01", ...extra });
     expect((await status("sent")).status).toBe(204);
     expect((await status("delivered")).status).toBe(204);
     // Out of order: a late `sent` does not move a delivered message back.
@@ -138,14 +150,19 @@ describe("SMS through Twilio", () => {
     expect(read.body.messages[0]).toMatchObject({ delivery_status: "delivered", delivery_error: null });
     expect((await eventTypes(agency)).filter((t) => t.startsWith("message."))).toEqual(["message.sent", "message.updated", "message.updated"]);
     // A callback with a bad signature changes nothing.
-    expectError(await twilioPost("/providers/twilio/status", { MessageSid: sid, MessageStatus: "failed", From: agency.number }, "bm90IHR3aWxpbw=="), 403, "Invalid X-Twilio-Signature", "invalid_signature");
+    expectError(await twilioPost(callback, { MessageSid: sid, MessageStatus: "failed", From: agency.number }, "bm90IHR3aWxpbw=="), 403, "Invalid X-Twilio-Signature", "invalid_signature");
+    // A report for another of Twilio's messages does not touch this one.
+    expect((await twilioPost(callback, { MessageSid: "SMother", MessageStatus: "failed", From: agency.number })).status).toBe(204);
+    const still = await send(env as unknown as Env, `/api/v2/messages?contact_uuid=${contact.contact_uuid}`, { token: agency.token });
+    expect(still.body.messages[0].delivery_status).toBe("delivered");
   });
 
   it("keeps Twilio's error code when it refuses a send, and when a message turns out undelivered", async () => {
     const agency = await agencyWithNumber();
     const bad = await createContact(agency.token, { phone: "+15005550001" });
     const good = await createContact(agency.token, { phone: "+14155550162" });
-    vi.stubGlobal("fetch", fakeTwilio().fetch);
+    const twilio = fakeTwilio();
+    vi.stubGlobal("fetch", twilio.fetch);
     const sms = (contactUuid: string) =>
       send(twilioEnv(), "/api/v2/messages", {
         method: "POST",
@@ -158,10 +175,41 @@ describe("SMS through Twilio", () => {
     expect(refused.body.message).toMatchObject({ delivery_status: "failed", delivery_error: "21211 The 'To' number +15005550001 is not a valid phone number." });
     const accepted = await sms(good.contact_uuid);
     const sid = (await messagesOf(agency)).find((m) => m.id === accepted.body.message.message_uuid)!.provider_message_id!;
-    const undelivered = await twilioPost("/providers/twilio/status", { MessageSid: sid, MessageStatus: "undelivered", ErrorCode: "30003", From: agency.number, To: "+14155550162" });
+    const undelivered = await twilioPost(statusPath(twilio.requests[1]!.form.StatusCallback!), {
+      MessageSid: sid,
+      MessageStatus: "undelivered",
+      ErrorCode: "30003",
+      From: agency.number,
+      To: "+14155550162",
+    });
     expect(undelivered.status).toBe(204);
     const after = await send(env as unknown as Env, `/api/v2/messages?contact_uuid=${good.contact_uuid}`, { token: agency.token });
     expect(after.body.messages[0]).toMatchObject({ delivery_status: "failed", delivery_error: "30003" });
+  });
+
+  it("applies a delivery report that arrives before Twilio's answer to the send, and the answer does not undo it", async () => {
+    const agency = await agencyWithNumber();
+    const contact = await createContact(agency.token, { phone: "+14155550164" });
+    const twilio = fakeTwilio();
+    // Twilio reports `delivered` while the send's own answer (`queued`) is still on its way.
+    vi.stubGlobal("fetch", async (input: RequestInfo | URL, init?: RequestInit) => {
+      const answer = await twilio.fetch(input, init);
+      const { sid } = (await answer.clone().json()) as { sid: string };
+      const report = await twilioPost(statusPath(twilio.requests.at(-1)!.form.StatusCallback!), { MessageSid: sid, MessageStatus: "delivered", From: agency.number });
+      expect(report.status).toBe(204);
+      return answer;
+    });
+    const sent = await send(twilioEnv(), "/api/v2/messages", {
+      method: "POST",
+      token: agency.token,
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ contact_uuid: contact.contact_uuid, channel: "sms", body: "Early report" }),
+    });
+    expect(sent.status).toBe(201);
+    expect(sent.body.message.delivery_status).toBe("delivered");
+    const read = await send(env as unknown as Env, `/api/v2/messages?contact_uuid=${contact.contact_uuid}`, { token: agency.token });
+    expect(read.body.messages[0]).toMatchObject({ delivery_status: "delivered", delivery_error: null });
+    expect((await messagesOf(agency))[0]!.provider_message_id).toMatch(/^SM/);
   });
 
   it("refuses to text a contact that opted out: 409 sms_opt_out, nothing sent", async () => {
@@ -298,8 +346,14 @@ async function dialedVapiCall() {
 }
 
 /** The end-of-call report Vapi posts, for the call it placed. */
+/** The path of a call's server URL, as the call asked Vapi to post to (query included). */
+const serverPath = (vapi: ReturnType<typeof fakeVapi>, providerCallId: string) => {
+  const url = new URL((vapi.calls.get(providerCallId)!.assistantOverrides as { server: { url: string } }).server.url);
+  return `${url.pathname}${url.search}`;
+};
+
 const report = (vapiEnv: Env, vapi: ReturnType<typeof fakeVapi>, providerCallId: string, secret: string | null = VAPI_SECRET) =>
-  send(vapiEnv, "/providers/vapi/events", {
+  send(vapiEnv, serverPath(vapi, providerCallId), {
     method: "POST",
     headers: { "Content-Type": "application/json", ...(secret === null ? {} : { "x-vapi-secret": secret }) },
     body: JSON.stringify({ message: { type: "end-of-call-report", ...ENDED, call: { ...vapi.calls.get(providerCallId), status: "ended" } } }),
@@ -307,16 +361,17 @@ const report = (vapiEnv: Env, vapi: ReturnType<typeof fakeVapi>, providerCallId:
 
 describe("Vapi server messages", () => {
   it("asks Vapi for status updates and the end-of-call report at our URL, with our secret", async () => {
-    const { vapi } = await dialedVapiCall();
+    const { vapi, call, agencyUuid } = await dialedVapiCall();
     expect(vapi.requests[0]!.body.assistantOverrides).toMatchObject({
-      server: { url: `${PUBLIC}/providers/vapi/events`, secret: VAPI_SECRET },
+      server: { url: `${PUBLIC}/providers/vapi/events?call=${call.call_uuid}&agency=${agencyUuid}`, headers: { "x-vapi-secret": VAPI_SECRET } },
       serverMessages: ["status-update", "end-of-call-report"],
+      metadata: { call_uuid: call.call_uuid, agency_uuid: agencyUuid },
     });
   });
 
   it("completes a call by the end-of-call report alone, charging once, and a poll after it finds the call ended", async () => {
     const { token, call, vapi, vapiEnv, providerCallId } = await dialedVapiCall();
-    const status = await send(vapiEnv, "/providers/vapi/events", {
+    const status = await send(vapiEnv, serverPath(vapi, providerCallId), {
       method: "POST",
       headers: { "Content-Type": "application/json", "x-vapi-secret": VAPI_SECRET },
       body: JSON.stringify({ message: { type: "status-update", status: "in-progress", call: vapi.calls.get(providerCallId) } }),
@@ -355,6 +410,13 @@ describe("Vapi server messages", () => {
     const { token, call, vapi, vapiEnv, providerCallId } = await dialedVapiCall();
     expectError(await report(vapiEnv, vapi, providerCallId, "not-the-secret"), 403, "Invalid x-vapi-secret", "invalid_signature");
     expectError(await report(vapiEnv, vapi, providerCallId, null), 403, "Invalid x-vapi-secret", "invalid_signature");
+    // The right secret, but not a call's own URL: nothing to route by.
+    const unrouted = await send(vapiEnv, "/providers/vapi/events", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "x-vapi-secret": VAPI_SECRET },
+      body: JSON.stringify({ message: { type: "end-of-call-report", ...ENDED, call: vapi.calls.get(providerCallId) } }),
+    });
+    expectError(unrouted, 400, undefined, "validation_error");
     expect(await getCall(token, call.call_uuid)).toMatchObject({ status: "in-progress" });
   });
 });

@@ -533,12 +533,15 @@ describe("Vapi adapter against a fake upstream", () => {
       url: `${VAPI_URL}/call`,
       authorization: `Bearer ${VAPI_KEY}`,
       body: {
-        name: "Partner API call c0ffee00-0000-4000-8000-000000000001",
+        name: "PA c0ffee00-0000-4000-8000-000000000001",
         assistantId: "asst_1",
         phoneNumberId: "pn_1",
         customer: { number: "+14155550123", name: "Ada Lovelace" },
-        assistantOverrides: { maxDurationSeconds: 1800, voicemailDetection: { provider: "vapi" } },
-        metadata: { call_uuid: "c0ffee00-0000-4000-8000-000000000001", agency_uuid: "a9e1c0de-0000-4000-8000-000000000002" },
+        assistantOverrides: {
+          maxDurationSeconds: 1800,
+          voicemailDetection: { provider: "vapi" },
+          metadata: { call_uuid: "c0ffee00-0000-4000-8000-000000000001", agency_uuid: "a9e1c0de-0000-4000-8000-000000000002" },
+        },
       },
     });
 
@@ -691,12 +694,17 @@ describe("Vapi adapter against a fake upstream", () => {
       maxDurationSeconds: 240,
       voicemailDetection: { provider: "vapi" },
       voicemailMessage: "Hi Ada Lovelace, this is Vapi Ava from Voice Agency. Sorry we missed you; please call us back at +12125550144. Thank you!",
+      metadata: { call_uuid: call.call_uuid, agency_uuid: agencyUuid },
     });
 
     await patchSettings(token, { voice: { voicemail_behavior: "hang_up" } });
     const second = await queuedCall(token, { voice_agent_uuid: agent.agent_uuid });
     await deliver([{ body: dial(second.call_uuid) }], { env: vapiEnv });
-    expect(vapi.requests[1]!.body.assistantOverrides).toEqual({ maxDurationSeconds: 240, voicemailDetection: { provider: "vapi" } });
+    expect(vapi.requests[1]!.body.assistantOverrides).toEqual({
+      maxDurationSeconds: 240,
+      voicemailDetection: { provider: "vapi" },
+      metadata: { call_uuid: second.call_uuid, agency_uuid: agencyUuid },
+    });
   });
 
   it("retries a dial while Vapi answers 503, without placing a second call", async () => {

@@ -61,17 +61,19 @@ export const singlePageExample = { page: 1, limit: 20, total: 1, next_cursor: nu
 
 /** What every list's description says about paging (appended by partnerRoute). */
 export const PAGINATION_TEXT =
-  "**Paging:** pass `pagination.next_cursor` as `cursor` until it is null to walk the whole list: each record that existed when the walk began comes exactly once, " +
-  "records created meanwhile appear at the head of the list, and a deep page costs what the first does. `page` and `limit` work too (SPEC's paging), but a deep `page` is slower " +
-  "and shifts when records are created or deleted. `cursor` with `page` is 400; a cursor from another list, other filters or edited is 400 `invalid_cursor`.";
+  "**Paging:** pass `pagination.next_cursor` as `cursor` until it is null to walk the whole list: each record that existed when the walk began, and kept its place " +
+  "in the list's order, comes exactly once; records created meanwhile come before the walk's position in a newest-first list (see them on the next walk) and at its end " +
+  "in an oldest-first one; a deep page costs what the first does. `page` and `limit` work too (SPEC's paging), but a deep `page` is slower and shifts when records are " +
+  "created or deleted. `cursor` with `page` is 400; a cursor from another list, other filters or edited is 400 `invalid_cursor`.";
 
 /** How a partner keeps a copy of a list in step (the contacts list and the events list say it). */
 export const SYNC_LOOP_TEXT =
-  "**Keeping a copy in step:** (1) note the time `T` just before you start; (2) walk the list with `limit=100`, passing each page's " +
+  "**Keeping a copy in step:** (1) note the time `T` a few minutes before you start (events are stamped when their change is made, and a change " +
+  "may commit a moment later); (2) walk the list with `limit=100`, passing each page's " +
   "`pagination.next_cursor` as `cursor` until it is null: every record that existed at `T` comes exactly once; (3) then walk " +
   "`GET /events?from=T` the same way and apply those changes oldest first (by `created_at`, skipping an `event_uuid` you have seen): " +
-  "they cover everything changed since `T`, during the walk included; (4) next time, ask `GET /events?from=` the newest `created_at` " +
-  "you have applied. Events are kept 30 days: a copy older than that starts again at (1).";
+  "they cover everything changed since `T`, during the walk included; (4) next time, ask `GET /events?from=` a few minutes before the newest " +
+  "`created_at` you have applied, skipping the `event_uuid`s you have. Events are kept 30 days: a copy older than that starts again at (1).";
 
 /** One request's page of a list: its number and size, and the rows to read. */
 export interface ListPage extends PageWindow {

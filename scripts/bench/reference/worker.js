@@ -107,7 +107,7 @@ function intParam(url, name, min, max, fallback) {
 
 const PAGE_SQL =
   'SELECT "id", "agency_id", "first_name", "last_name", "email", "phone", "tags", "source", "path_id", "custom_fields", ' +
-  '"external_id", "created_at", "updated_at", "deleted_at" FROM "contacts" ' +
+  '"external_id", "sms_opt_out", "created_at", "updated_at", "deleted_at" FROM "contacts" ' +
   'WHERE ("contacts"."agency_id" = ? AND "contacts"."deleted_at" IS NULL) ' +
   'ORDER BY "contacts"."created_at" DESC, "contacts"."id" DESC LIMIT ? OFFSET ?';
 const TOTAL_SQL = 'SELECT "count" FROM "record_counts" WHERE ("record_counts"."agency_id" = ? AND "record_counts"."kind" = ?)';
@@ -123,6 +123,7 @@ const toPublicContact = (r) => ({
   path_uuid: r.path_id,
   custom_fields: JSON.parse(r.custom_fields),
   external_id: r.external_id,
+  sms_opt_out: r.sms_opt_out === 1,
   created_at: r.created_at,
   updated_at: r.updated_at,
   deleted_at: r.deleted_at,

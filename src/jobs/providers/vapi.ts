@@ -50,6 +50,10 @@ export interface VapiConfig {
   server?: { url: string; secret: string };
 }
 
+/** Where one call's server messages go: the events URL naming the call and its agency. */
+export const vapiServerUrl = (base: string, req: Pick<DialRequest, "callId" | "agencyId">) =>
+  `${base}?${new URLSearchParams({ call: req.callId, agency: req.agencyId })}`;
+
 /** The server messages a call asks for: enough to end it without a poll. */
 export const VAPI_SERVER_MESSAGES = ["status-update", "end-of-call-report"] as const;
 
@@ -77,7 +81,6 @@ export interface VapiCall {
   endedAt?: unknown;
   summary?: unknown;
   analysis?: { summary?: unknown } | null;
-  metadata?: { call_uuid?: unknown; agency_uuid?: unknown } | null;
 }
 
 export function vapiCallState(call: VapiCall, now: string): ProviderCallState {
@@ -145,7 +148,8 @@ export function createVapiProvider(config: VapiConfig): VoiceProvider {
         throw new ProviderError("The call's outbound number has no Vapi phone number id (provider_number_id)", { retryable: false });
       }
       const call = await request("POST", "/call", {
-        name: `Partner API call ${req.callId}`,
+        // Vapi caps a call's name at 40 characters: the prefix and the 36 of the id.
+        name: `PA ${req.callId}`,
         assistantId: req.agent.providerAgentId,
         phoneNumberId: req.fromNumber.providerNumberId,
         customer: { number: req.phone, ...(req.contactName ? { name: req.contactName.slice(0, 40) } : {}) },
@@ -153,9 +157,16 @@ export function createVapiProvider(config: VapiConfig): VoiceProvider {
           maxDurationSeconds: req.maxDurationSeconds,
           voicemailDetection: { provider: "vapi" },
           ...(req.voicemailBehavior === "leave_message" ? { voicemailMessage: voicemailMessageFor(req) } : {}),
-          ...(config.server ? { server: { url: config.server.url, secret: config.server.secret }, serverMessages: [...VAPI_SERVER_MESSAGES] } : {}),
+          // The call and its agency ride in the server URL, so a report is routed whatever Vapi
+          // echoes back; the secret goes as the header Vapi sends with every server message.
+          ...(config.server
+            ? {
+                server: { url: vapiServerUrl(config.server.url, req), headers: { "x-vapi-secret": config.server.secret } },
+                serverMessages: [...VAPI_SERVER_MESSAGES],
+              }
+            : {}),
+          metadata: { call_uuid: req.callId, agency_uuid: req.agencyId },
         },
-        metadata: { call_uuid: req.callId, agency_uuid: req.agencyId },
       });
       return vapiCallState(call, req.now);
     },

@@ -49,10 +49,12 @@ export function createTwilioSmsProvider(config: TwilioConfig): SmsProvider {
   const auth = `Basic ${btoa(`${config.accountSid}:${config.authToken}`)}`;
   return {
     name: "twilio",
-    async send({ to, from, body }) {
+    async send({ to, from, body, ref }) {
       if (!from) return { status: "failed", providerMessageId: null, error: "The agency has no SMS sender number" };
       const form = new URLSearchParams({ To: to, From: from, Body: body });
-      if (config.statusCallbackUrl) form.set("StatusCallback", config.statusCallbackUrl);
+      // The report names its message and agency in the URL Twilio signs: it is routed even when
+      // it arrives before this send returns, and whatever number the agency has by then.
+      if (config.statusCallbackUrl) form.set("StatusCallback", `${config.statusCallbackUrl}?${new URLSearchParams({ agency: ref.agencyId, message: ref.messageId })}`);
       let response: Response;
       try {
         response = await doFetch(`${baseUrl}/2010-04-01/Accounts/${encodeURIComponent(config.accountSid)}/Messages.json`, {

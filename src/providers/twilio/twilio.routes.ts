@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
+import { agencyLocation } from "@/db/shards";
 import { agencyOfSmsNumber } from "@/lib/sms-numbers";
 import type { AppBindings } from "@/lib/context";
 import { ApiError, notFound } from "@/lib/errors";
@@ -9,7 +10,7 @@ import { agencyMovingError } from "@/lib/shards/agency-moving";
 import { enforceIpRateLimit } from "@/middleware/rate-limit";
 import { useShard } from "@/middleware/shard-session";
 import * as contacts from "@/routes/contacts/contacts.repository";
-import { recordDeliveryReport, storeInbound } from "@/routes/messages/messages.repository";
+import { recordDelivery, storeInbound } from "@/routes/messages/messages.repository";
 import { TWILIO_STATUS_PATH } from "@/routes/messages/providers/sms-provider";
 import { MAX_SMS_LENGTH } from "@/routes/messages/messages.schemas";
 import { twilioError, twilioStatus } from "./sms-client";
@@ -31,6 +32,7 @@ export const twilioMessages = {
   badSignature: "Invalid X-Twilio-Signature",
   notConfigured: "Twilio is not configured on this deployment",
   unknownNumber: "No agency has this SMS number",
+  unknownMessage: "No agency has this message",
 } as const;
 
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
@@ -87,10 +89,12 @@ async function inboundSms(c: Context<AppBindings>) {
       if (!contact) throw error;
     }
   }
-  const stored = await storeInbound(db, agencyId, { contactId: contact.id, body, providerMessageId: sid });
-  // A keyword counts once: a text Twilio sends again changes nothing.
   const keyword = body.trim().toUpperCase();
-  if (stored && (OPT_OUT.has(keyword) || OPT_IN.has(keyword))) await contacts.setSmsOptOut(db, agencyId, contact.id, OPT_OUT.has(keyword));
+  const optOut = OPT_OUT.has(keyword) ? true : OPT_IN.has(keyword) ? false : undefined;
+  // The keyword's effect is written in the message's own batch, only with a message stored now:
+  // a text Twilio sends again changes nothing, and a failed write leaves both undone for the retry.
+  const { message, stored } = storeInbound(db, agencyId, { contactId: contact.id, body, providerMessageId: sid });
+  await db.batch([...stored, ...(optOut === undefined ? [] : contacts.setSmsOptOutIf(db, agencyId, contact.id, optOut, message.id))]);
   return c.body(EMPTY_TWIML, 200, { "Content-Type": "text/xml; charset=utf-8" });
 }
 
@@ -99,11 +103,16 @@ async function deliveryStatus(c: Context<AppBindings>) {
   const sid = form.get("MessageSid") ?? form.get("SmsSid");
   const status = twilioStatus(form.get("MessageStatus") ?? form.get("SmsStatus"));
   if (!sid || !status) throw new ApiError("validation_error", "MessageSid and a known MessageStatus are required");
-  const from = toE164(form.get("From") ?? "");
-  if (!from) throw new ApiError("validation_error", "From is required");
-  // The message was sent from its agency's number, which leads to the agency's shard.
-  const { db } = await agencyDbOf(c, from);
-  await recordDeliveryReport(db, sid, { status, error: twilioError(form.get("ErrorCode"), form.get("ErrorMessage")) });
+  // The StatusCallback URL each send gave Twilio names the message and its agency (sms-client.ts),
+  // and it is part of what Twilio signed.
+  const agencyId = c.req.query("agency");
+  const messageId = c.req.query("message");
+  if (!agencyId || !messageId) throw new ApiError("validation_error", "The status callback URL names no message (agency and message)");
+  const location = await agencyLocation(c.env, agencyId);
+  if (!location) throw notFound(twilioMessages.unknownMessage);
+  if (location.movingTo) throw agencyMovingError();
+  const db = useShard(c, location.shard, "primary");
+  await recordDelivery(db, agencyId, messageId, { status, providerMessageId: sid, error: twilioError(form.get("ErrorCode"), form.get("ErrorMessage")) });
   return c.body(null, 204);
 }
 

@@ -39,6 +39,7 @@ interface ServerMessage {
 }
 
 const string = (value: unknown) => (typeof value === "string" && value.length > 0 ? value : undefined);
+const isUuid = (value: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 
 async function serverMessage(c: Context<AppBindings>) {
   await enforceIpRateLimit(c, rateLimitRule("POST", VAPI_EVENTS_PATH, "ip"));
@@ -53,10 +54,13 @@ async function serverMessage(c: Context<AppBindings>) {
   }
   const message = body?.message;
   if (message?.type !== "end-of-call-report") return c.json({ success: true, applied: false }, 200);
+  // The call's own server URL names it (src/jobs/providers/vapi.ts); Vapi's call id must match.
   const providerCallId = string(message.call?.id);
-  const callId = string(message.call?.metadata?.call_uuid);
-  const agencyId = string(message.call?.metadata?.agency_uuid);
-  if (!providerCallId || !callId || !agencyId) throw new ApiError("validation_error", "The report names no call of this API (call.id and call.metadata)");
+  const callId = c.req.query("call");
+  const agencyId = c.req.query("agency");
+  if (!providerCallId || !callId || !agencyId || !isUuid(callId) || !isUuid(agencyId)) {
+    throw new ApiError("validation_error", "The report names no call of this API (the call and agency query parameters, and call.id)");
+  }
   const location = await agencyLocation(c.env, agencyId);
   if (!location) return c.json({ success: true, applied: false }, 200);
   const db = useShard(c, location.shard, "primary");

@@ -20,7 +20,8 @@ export const listAppointments = partnerRoute({
   tags: ["Appointments"],
   summary: "List appointments",
   description:
-    "Lists the agency's appointments of every calendar in agenda order (by `start_at`, earliest first), canceled " +
+    "Lists the agency's appointments of every calendar in agenda order (by `start_at`, earliest first; an appointment " +
+    "rescheduled during a cursor walk moves with its new time, so it can be passed over or come twice), canceled " +
     "ones included unless filtered out. Filters combine with AND: `from` and `to` (YYYY-MM-DD, both or neither, 1 to " +
     "90 days inclusive) keep appointments starting on those dates in the agency's timezone; `status`; a team member " +
     "(`agent_uuid` or its other names `agentUuid`, `user_uuid`, `user`, `agent`; a member of another agency is " +

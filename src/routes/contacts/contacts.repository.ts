@@ -369,14 +369,22 @@ export const sourceCounts = async (db: Db, agencyId: string) => {
 };
 
 /**
- * Records a contact's SMS opt-out (STOP) or opt-in (START), with its `contact.updated` event
- * only when the flag changed: one batch.
+ * The statements that record a contact's SMS opt-out (STOP) or opt-in (START), with its
+ * `contact.updated` event only when the flag changed, and only when the message `messageId`
+ * (the keyword's text, written earlier in the same batch) exists: a text stored before is not
+ * applied twice.
  */
-export const setSmsOptOut = (db: Db, agencyId: string, contactId: string, optedOut: boolean) =>
-  db.batch([
+export const setSmsOptOutIf = (db: Db, agencyId: string, contactId: string, optedOut: boolean, messageId: string) =>
+  [
     db
       .update(contacts)
       .set({ smsOptOut: optedOut, updatedAt: nowIso() })
-      .where(and(liveContactWhere(agencyId, contactId), ne(contacts.smsOptOut, optedOut))),
+      .where(
+        and(
+          liveContactWhere(agencyId, contactId),
+          ne(contacts.smsOptOut, optedOut),
+          sql`EXISTS (SELECT 1 FROM messages WHERE messages.id = ${messageId} AND messages.agency_id = ${agencyId})`,
+        ),
+      ),
     contactEvent(db, agencyId, contactId, "contact.updated", { ifChanged: true }),
-  ]);
+  ] as const;

@@ -1,4 +1,4 @@
-import { and, count, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, count, eq, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { listOrder, readListPage, type PageWindow } from "@/db/list-order";
 import { writeWithEvent } from "@/db/write-with-event";
@@ -82,33 +82,6 @@ export async function createMessage(db: Db, agencyId: string, input: NewMessage)
 }
 
 /**
- * Records the provider's answer about an outbound SMS, with the `message.updated` event, when
- * it changes the message's `delivery_status` (conditional: the same answer twice is one event).
- * Returns the message as it is afterwards, undefined when the answer changed nothing.
- */
-export async function recordDelivery(
-  db: Db,
-  agencyId: string,
-  messageId: string,
-  result: { status: DeliveryStatus; providerMessageId: string | null; error?: string | null },
-) {
-  const [, changed] = await db.batch([
-    // The provider's id always (its later reports find the message by it); not a public field, so no event.
-    db.update(messages).set({ providerMessageId: result.providerMessageId }).where(ofAgency(agencyId, messageId)),
-    db
-      .update(messages)
-      .set({
-        deliveryStatus: result.status,
-        deliveryError: result.status === "failed" ? (result.error ?? "failed").slice(0, MAX_DELIVERY_ERROR_LENGTH) : null,
-      })
-      .where(and(ofAgency(agencyId, messageId), sql`${messages.deliveryStatus} IS NOT ${result.status}`))
-      .returning(),
-    messageEvent(db, agencyId, messageId, "message.updated", { ifChanged: true }),
-  ]);
-  return changed[0];
-}
-
-/**
  * Marks a message read (keeping the first read time when it already was) or unread, with the
  * `message.read` / `message.unread` event only when its state changed; returns the message as
  * it is afterwards, undefined when the agency has no such message. One batch.
@@ -130,39 +103,52 @@ export const markRead = (db: Db, agencyId: string, messageId: string) => setRead
 export const markUnread = (db: Db, agencyId: string, messageId: string) => setRead(db, agencyId, messageId, false);
 
 /** How far a delivery got: a report never moves a message back (callbacks can arrive out of order). */
-const deliveryRank = (column: typeof messages.deliveryStatus | string) =>
-  sql`CASE ${column} WHEN 'queued' THEN 0 WHEN 'sent' THEN 1 WHEN 'delivered' THEN 2 WHEN 'failed' THEN 2 ELSE -1 END`;
+const deliveryRank = (status: SQL | string) =>
+  sql`CASE ${status} WHEN 'queued' THEN 0 WHEN 'sent' THEN 1 WHEN 'delivered' THEN 2 WHEN 'failed' THEN 2 ELSE -1 END`;
 
 /**
- * A provider's later report about an outbound SMS (Twilio's StatusCallback), found by the
- * provider's message id: moves `delivery_status` forward only, with its `message.updated`
- * event. Returns the message afterwards, undefined when nothing changed (an unknown id, a
- * repeated or stale report).
+ * Records what the provider says about an outbound SMS of the agency, from its answer to the
+ * send or from a later report (Twilio's StatusCallback, which may arrive first): the provider's
+ * message id when the message has none yet (not a public field, so no event), and the
+ * `delivery_status` only forward, with its `message.updated` event when it moved. A report
+ * naming another provider message id than the one stored changes nothing. Returns the message
+ * as it is afterwards (undefined for no such message) and whether its status moved. One batch.
  */
-export async function recordDeliveryReport(db: Db, providerMessageId: string, report: { status: DeliveryStatus; error: string | null }) {
-  const found = await db
-    .select({ id: messages.id, agencyId: messages.agencyId })
-    .from(messages)
-    .where(and(eq(messages.providerMessageId, providerMessageId), eq(messages.direction, "outbound")))
-    .get();
-  if (!found) return undefined;
-  return writeWithEvent(
-    db,
+export async function recordDelivery(
+  db: Db,
+  agencyId: string,
+  messageId: string,
+  result: { status: DeliveryStatus; providerMessageId: string | null; error?: string | null },
+) {
+  const outbound = and(ofAgency(agencyId, messageId), eq(messages.direction, "outbound"));
+  const sameProviderMessage = result.providerMessageId
+    ? sql`(${messages.providerMessageId} IS NULL OR ${messages.providerMessageId} = ${result.providerMessageId})`
+    : undefined;
+  const [, moved, , current] = await db.batch([
     db
       .update(messages)
-      .set({ deliveryStatus: report.status, deliveryError: report.status === "failed" ? (report.error ?? "failed").slice(0, MAX_DELIVERY_ERROR_LENGTH) : null })
-      .where(and(ofAgency(found.agencyId, found.id), sql`${deliveryRank(messages.deliveryStatus)} < ${deliveryRank(report.status)}`))
+      .set({ providerMessageId: result.providerMessageId })
+      .where(and(outbound, isNull(messages.providerMessageId), result.providerMessageId ? undefined : sql`0`)),
+    db
+      .update(messages)
+      .set({
+        deliveryStatus: result.status,
+        deliveryError: result.status === "failed" ? (result.error ?? "failed").slice(0, MAX_DELIVERY_ERROR_LENGTH) : null,
+      })
+      .where(and(outbound, sameProviderMessage, sql`${deliveryRank(sql`${messages.deliveryStatus}`)} < ${deliveryRank(result.status)}`))
       .returning(),
-    messageEvent(db, found.agencyId, found.id, "message.updated", { ifChanged: true }),
-  );
+    messageEvent(db, agencyId, messageId, "message.updated", { ifChanged: true }),
+    db.select().from(messages).where(ofAgency(agencyId, messageId)),
+  ]);
+  return { message: current[0], moved: moved.length > 0 };
 }
 
 /**
- * Stores an inbound SMS once per provider message id (a provider sending it again finds it
- * stored: ON CONFLICT DO NOTHING on the unique id), with its `message.received` event only when
- * it was stored now. Returns whether it was new.
+ * The statements that store an inbound SMS once per provider message id (a provider sending it
+ * again finds it stored: ON CONFLICT DO NOTHING on the unique id), with its `message.received`
+ * event only when it was stored now; for the caller's batch, with the row they write.
  */
-export async function storeInbound(db: Db, agencyId: string, input: { contactId: string; body: string; providerMessageId: string }) {
+export function storeInbound(db: Db, agencyId: string, input: { contactId: string; body: string; providerMessageId: string }) {
   const row: MessageRow = {
     id: newId(),
     agencyId,
@@ -176,9 +162,8 @@ export async function storeInbound(db: Db, agencyId: string, input: { contactId:
     readAt: null,
     createdAt: nowIso(),
   };
-  const [inserted] = await db.batch([
-    db.insert(messages).values(row).onConflictDoNothing().returning({ id: messages.id }),
-    messageEvent(db, agencyId, row.id, "message.received", { ifChanged: true }),
-  ]);
-  return inserted.length > 0;
+  return {
+    message: row,
+    stored: [db.insert(messages).values(row).onConflictDoNothing(), messageEvent(db, agencyId, row.id, "message.received", { ifChanged: true })] as const,
+  };
 }

@@ -27,12 +27,12 @@ export async function sendSms(
   });
   let result: SmsSendResult;
   try {
-    result = await provider.send({ to: input.to, from: input.from, body: input.body });
+    result = await provider.send({ to: input.to, from: input.from, body: input.body, ref: { agencyId, messageId: message.id } });
   } catch (error) {
     result = { status: "failed", providerMessageId: null, error: error instanceof Error ? error.message : String(error) };
   }
   if (result.status === "failed") {
     logger.warn("sms delivery failed", { provider: provider.name, message_id: message.id, error: result.error });
   }
-  return (await repo.recordDelivery(db, agencyId, message.id, result)) ?? message;
+  return (await repo.recordDelivery(db, agencyId, message.id, result)).message ?? message;
 }

@@ -15,8 +15,11 @@ export interface SmsSendResult {
 /** Sends one SMS. Implementations must not throw for a refused message: they answer `failed`. */
 export interface SmsProvider {
   readonly name: string;
-  /** `from` is the agency's SMS sender number, null when it has none. */
-  send(message: { to: string; from: string | null; body: string }): Promise<SmsSendResult>;
+  /**
+   * `from` is the agency's SMS sender number, null when it has none; `ref` names the stored
+   * message, for the provider's later reports about it.
+   */
+  send(message: { to: string; from: string | null; body: string; ref: { agencyId: string; messageId: string } }): Promise<SmsSendResult>;
 }
 
 /**
