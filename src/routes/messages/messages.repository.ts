@@ -1,7 +1,6 @@
 import { and, count, eq, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { listOrder, readListPage, type PageWindow } from "@/db/list-order";
-import { writeWithEvent } from "@/db/write-with-event";
 import { messages, type messageChannels, type messageDirections } from "@/db/schema";
 import { eventStatement, type EventType } from "@/lib/events";
 import { newId } from "@/lib/ids";
