@@ -1,9 +1,8 @@
 import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { app } from "@/app";
 import { listContactsQueries, type ContactFilters } from "@/routes/contacts/contacts.repository";
-import { api, BASE } from "./helpers/http";
+import { api } from "./helpers/http";
+import { measuredGet } from "./helpers/rows-read";
 import { setupAgency } from "./helpers/factories";
 import { dbOf } from "./helpers/shards";
 
@@ -327,7 +326,7 @@ describe("contacts_fts", () => {
     await createContact(token, { first_name: "Ada", last_name: "Lovelace", email: "ada@analytical.org", phone: "+14155550123", tags: ["vip"] });
     await createContact(token, { first_name: "Grace", last_name: "Hopper", phone: "+12125550199", tags: ["vip"] });
     const queries = ["q=ada", "q=lovelace&deleted=true", "q=0123", "q=(415)%20555", "tag=vip", "q=ada&tag=vip", "q=%25"];
-    const measure = async () => Promise.all(queries.map((query) => rowsRead(token, `/contacts?${query}`)));
+    const measure = async () => Promise.all(queries.map(async (query) => (await measuredGet(token, `/contacts?${query}`)).rows));
     const before = await measure();
 
     const db = await dbOf(agencyUuid);
@@ -345,17 +344,3 @@ describe("contacts_fts", () => {
     queries.forEach((query, i) => expect(after[i], `${query}: ${before[i]} rows read before, ${after[i]} after`).toBe(before[i]));
   });
 });
-
-/** Rows D1 read for one request, with the benchmark's metrics on (see src/lib/rows-read.ts). */
-async function rowsRead(token: string, path: string) {
-  const ctx = createExecutionContext();
-  const res = await app.fetch(
-    new Request(`${BASE}/api/v2${path}`, { headers: { Authorization: `Bearer ${token}`, "X-Bench-Rows-Read": "1" } }),
-    { ...env, BENCH_METRICS: "on" },
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
-  expect(res.status, path).toBe(200);
-  await res.text();
-  return Number(res.headers.get("X-Bench-Rows-Read"));
-}

@@ -1,9 +1,7 @@
-import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { app } from "@/app";
 import { cursorMessages } from "@/lib/pagination";
-import { api, BASE, expectError } from "./helpers/http";
+import { api, expectError } from "./helpers/http";
+import { measuredGet } from "./helpers/rows-read";
 import { operationsOf, type Json } from "./helpers/openapi-doc";
 import { createKey, createMember, setupAgency, type TestAgency } from "./helpers/factories";
 import { book, createWidget, freeStarts, nextWeekday, openBusinessHours } from "./helpers/calendar-factories";
@@ -282,19 +280,6 @@ describe("a cursor walk while the list changes", () => {
 });
 
 describe("rows read by depth", () => {
-  async function rowsRead(token: string, path: string) {
-    const ctx = createExecutionContext();
-    const res = await app.fetch(
-      new Request(`${BASE}/api/v2${path}`, { headers: { Authorization: `Bearer ${token}`, "X-Bench-Rows-Read": "1" } }),
-      { ...env, BENCH_METRICS: "on" },
-      ctx,
-    );
-    await waitOnExecutionContext(ctx);
-    const body: Json = await res.json();
-    expect(res.status, JSON.stringify(body)).toBe(200);
-    return { rows: Number(res.headers.get("X-Bench-Rows-Read")), body };
-  }
-
   it("a cursor page at depth 10,000 reads what the first page reads; the same page by number reads every row it skips", async () => {
     const deep = await setupAgency("Deep agency");
     const db = await dbOf(deep.agencyUuid);
@@ -311,9 +296,9 @@ describe("rows read by depth", () => {
       );
     }
 
-    const first = await rowsRead(deep.token, "/contacts?limit=20");
-    const byPage = await rowsRead(deep.token, "/contacts?limit=20&page=501");
-    const byCursor = await rowsRead(deep.token, `/contacts?limit=20&cursor=${encodeURIComponent(byPage.body.pagination.next_cursor)}`);
+    const first = await measuredGet(deep.token, "/contacts?limit=20");
+    const byPage = await measuredGet(deep.token, "/contacts?limit=20&page=501");
+    const byCursor = await measuredGet(deep.token, `/contacts?limit=20&cursor=${encodeURIComponent(byPage.body.pagination.next_cursor)}`);
     expect(byCursor.body.pagination.page).toBe(502);
     expect(byCursor.body.contacts[0].created_at).toBe(rows[total - 1 - 10_020]![1]);
     expect(byCursor.rows).toBeLessThanOrEqual(first.rows);

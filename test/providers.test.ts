@@ -44,6 +44,15 @@ async function send(customEnv: Env, path: string, init: RequestInit & { token?: 
   return { status: res.status, headers: res.headers, body };
 }
 
+/** POST /messages with `channel: sms`, on a deployment whose SMS go through Twilio. */
+const sendSms = (agency: TestAgency, contactUuid: string, body: string) =>
+  send(twilioEnv(), "/api/v2/messages", {
+    method: "POST",
+    token: agency.token,
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ contact_uuid: contactUuid, channel: "sms", body }),
+  });
+
 /** A form Twilio posts to `path`, signed by Twilio's own helper (or with `signature` instead). */
 function twilioPost(path: string, params: Record<string, string>, signature?: string | null) {
   const url = `${PUBLIC}${path}`;
@@ -115,12 +124,7 @@ describe("SMS through Twilio", () => {
     const contact = await createContact(agency.token, { phone: "+14155550161" });
     const twilio = fakeTwilio();
     vi.stubGlobal("fetch", twilio.fetch);
-    const sent = await send(twilioEnv(), "/api/v2/messages", {
-      method: "POST",
-      token: agency.token,
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ contact_uuid: contact.contact_uuid, channel: "sms", body: "Your showing is confirmed." }),
-    });
+    const sent = await sendSms(agency, contact.contact_uuid, "Your showing is confirmed.");
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
     expect(sent.body.message).toMatchObject({ direction: "outbound", delivery_status: "queued", delivery_error: null });
     expect(twilio.requests).toEqual([
@@ -164,12 +168,7 @@ describe("SMS through Twilio", () => {
     const twilio = fakeTwilio();
     vi.stubGlobal("fetch", twilio.fetch);
     const sms = (contactUuid: string) =>
-      send(twilioEnv(), "/api/v2/messages", {
-        method: "POST",
-        token: agency.token,
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ contact_uuid: contactUuid, channel: "sms", body: "Hello" }),
-      });
+      sendSms(agency, contactUuid, "Hello");
     const refused = await sms(bad.contact_uuid);
     expect(refused.status).toBe(201);
     expect(refused.body.message).toMatchObject({ delivery_status: "failed", delivery_error: "21211 The 'To' number +15005550001 is not a valid phone number." });
@@ -199,12 +198,7 @@ describe("SMS through Twilio", () => {
       expect(report.status).toBe(204);
       return answer;
     });
-    const sent = await send(twilioEnv(), "/api/v2/messages", {
-      method: "POST",
-      token: agency.token,
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ contact_uuid: contact.contact_uuid, channel: "sms", body: "Early report" }),
-    });
+    const sent = await sendSms(agency, contact.contact_uuid, "Early report");
     expect(sent.status).toBe(201);
     expect(sent.body.message.delivery_status).toBe("delivered");
     const read = await send(env as unknown as Env, `/api/v2/messages?contact_uuid=${contact.contact_uuid}`, { token: agency.token });
@@ -219,12 +213,7 @@ describe("SMS through Twilio", () => {
     expect(stop.status).toBe(200);
     const twilio = fakeTwilio();
     vi.stubGlobal("fetch", twilio.fetch);
-    const res = await send(twilioEnv(), "/api/v2/messages", {
-      method: "POST",
-      token: agency.token,
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ contact_uuid: contact.contact_uuid, channel: "sms", body: "Hello again" }),
-    });
+    const res = await sendSms(agency, contact.contact_uuid, "Hello again");
     expectError(res, 409, "Contact has opted out of SMS (texted STOP); they must text START to your number before you can send them an SMS", "sms_opt_out");
     expect(twilio.requests).toEqual([]);
     expect((await messagesOf(agency)).filter((m) => m.direction === "outbound")).toEqual([]);

@@ -50,10 +50,17 @@ export const getAgencyRoute = adminRoute({
   responses: { 200: adminJson(z.object({ success, agency: Agency }), "The agency.") },
 });
 
+type FoundAgency = Awaited<ReturnType<typeof requireAgency>>;
+
+/** The operator's view of an agency where it lives now: its shard's region, and its SMS number (read unless given). */
+async function agencyView(c: { env: AppBindings["Bindings"] }, agency: FoundAgency, smsNumber?: string | null) {
+  const [shard, number] = await Promise.all([getShard(c.env, agency.location.shard), smsNumber === undefined ? smsNumberOf(c.env, agency.id) : smsNumber]);
+  return toPublicAgency(agency, agency.location, shard?.region ?? null, number);
+}
+
 const getAgencyHandler: RouteHandler<typeof getAgencyRoute, AppBindings> = async (c) => {
   const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
-  const [shard, smsNumber] = await Promise.all([getShard(c.env, agency.location.shard), smsNumberOf(c.env, agency.id)]);
-  return c.json({ success: true as const, agency: toPublicAgency(agency, agency.location, shard?.region ?? null, smsNumber) }, 200);
+  return c.json({ success: true as const, agency: await agencyView(c, agency) }, 200);
 };
 
 const MoveBody = z.strictObject({ shard: shardName }).openapi("AdminMoveAgency", { example: { shard: "DB_EU" } });
@@ -195,8 +202,7 @@ const putSmsNumberHandler: RouteHandler<typeof putSmsNumberRoute, AppBindings> =
   const { number } = c.req.valid("json");
   const { heldBy } = await assignSmsNumber(c.env, agency.id, number);
   if (heldBy) throw conflict(`${number} is the SMS number of another agency (${heldBy})`);
-  const shard = await getShard(c.env, agency.location.shard);
-  return c.json({ success: true as const, agency: toPublicAgency(agency, agency.location, shard?.region ?? null, number) }, 200);
+  return c.json({ success: true as const, agency: await agencyView(c, agency, number) }, 200);
 };
 
 /** Shards and where agencies live, mounted on the operator router (admin.index.ts). */

@@ -53,10 +53,9 @@ async function signedForm(c: Context<AppBindings>): Promise<URLSearchParams> {
   return form;
 }
 
-/** The database of the agency that owns `number`, ready for writes. */
-async function agencyDbOf(c: Context<AppBindings>, number: string) {
-  const location = await agencyOfSmsNumber(c.env, number);
-  if (!location) throw notFound(twilioMessages.unknownNumber);
+/** The database of an agency the directory found, ready for writes; 404 with `missing` when it found none. */
+function writableDb(c: Context<AppBindings>, location: { agencyId: string; shard: string; movingTo: string | null } | undefined, missing: string) {
+  if (!location) throw notFound(missing);
   if (location.movingTo) throw agencyMovingError();
   return { agencyId: location.agencyId, db: useShard(c, location.shard, "primary") };
 }
@@ -67,7 +66,7 @@ async function inboundSms(c: Context<AppBindings>) {
   const from = toE164(form.get("From") ?? "");
   const to = toE164(form.get("To") ?? "");
   if (!sid || !from || !to) throw new ApiError("validation_error", "MessageSid, From and To are required");
-  const { agencyId, db } = await agencyDbOf(c, to);
+  const { agencyId, db } = writableDb(c, await agencyOfSmsNumber(c.env, to), twilioMessages.unknownNumber);
   const body = (form.get("Body") ?? "").slice(0, MAX_SMS_LENGTH) || "(empty message)";
   let contact = await contacts.findLiveContact(db, agencyId, { phone: from });
   if (!contact) {
@@ -108,10 +107,7 @@ async function deliveryStatus(c: Context<AppBindings>) {
   const agencyId = c.req.query("agency");
   const messageId = c.req.query("message");
   if (!agencyId || !messageId) throw new ApiError("validation_error", "The status callback URL names no message (agency and message)");
-  const location = await agencyLocation(c.env, agencyId);
-  if (!location) throw notFound(twilioMessages.unknownMessage);
-  if (location.movingTo) throw agencyMovingError();
-  const db = useShard(c, location.shard, "primary");
+  const { db } = writableDb(c, await agencyLocation(c.env, agencyId), twilioMessages.unknownMessage);
   await recordDelivery(db, agencyId, messageId, { status, providerMessageId: sid, error: twilioError(form.get("ErrorCode"), form.get("ErrorMessage")) });
   return c.body(null, 204);
 }

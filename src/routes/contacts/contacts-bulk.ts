@@ -55,7 +55,8 @@ async function readState(db: Db, agencyId: string, items: Item[]) {
   }
   const contactReads = reads.length;
   const pathIds = [...new Set(items.map((item) => item.path_uuid).filter((v): v is string => typeof v === "string"))];
-  for (const chunk of chunks(pathIds)) {
+  const pathChunks = chunks(pathIds);
+  for (const chunk of pathChunks) {
     reads.push(db.select({ id: paths.id }).from(paths).where(and(eq(paths.agencyId, agencyId), isNull(paths.deletedAt), inArray(paths.id, chunk))));
   }
   const needsFields = items.some((item) => item.custom_fields && Object.keys(item.custom_fields).length > 0);
@@ -63,7 +64,7 @@ async function readState(db: Db, agencyId: string, items: Item[]) {
   const results = reads.length > 0 ? ((await db.batch(reads as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[][]) : [];
   return {
     contacts: results.slice(0, contactReads).flat() as repo.ContactRow[],
-    paths: new Set((results.slice(contactReads, contactReads + chunks(pathIds).length).flat() as { id: string }[]).map((p) => p.id)),
+    paths: new Set((results.slice(contactReads, contactReads + pathChunks.length).flat() as { id: string }[]).map((p) => p.id)),
     fields: (needsFields ? results[results.length - 1] : []) as FieldRow[],
   };
 }
