@@ -41,6 +41,9 @@ export const paginationQuery = z.object({
 
 export type PaginationQuery = z.infer<typeof paginationQuery>;
 
+/** The pagination of a documented example: one record, one page. */
+export const singlePageExample = { page: 1, limit: 20, total: 1, next_cursor: null } as const;
+
 export const PaginationSchema = z
   .object({
     page: boundedInt(1, MAX_PAGE),
@@ -54,10 +57,7 @@ export const PaginationSchema = z
       .nullable()
       .openapi({ description: "Pass as `cursor` for the next page; null on the last page." }),
   })
-  .openapi("Pagination", { example: { page: 1, limit: 20, total: 1, next_cursor: null } });
-
-/** The pagination of a documented example: one record, one page. */
-export const singlePageExample = { page: 1, limit: 20, total: 1, next_cursor: null } as const;
+  .openapi("Pagination", { example: singlePageExample });
 
 /** What every list's description says about paging (appended by partnerRoute). */
 export const PAGINATION_TEXT =
