@@ -17,6 +17,8 @@ export default tseslint.config(
       "node_modules/", ".wrangler/", "migrations/", "openapi.json", "coverage/", ".bench/",
       // Scalar's bundle, copied from its package (scripts/build-assets.mjs); Playwright's output.
       "public/scalar/", "test-results/", "playwright-report/",
+      // The SDK's build output and the types it generates from openapi.json.
+      "sdk/dist/", "sdk/src/generated/",
     ],
   },
   js.configs.recommended,
