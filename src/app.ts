@@ -6,6 +6,7 @@ import { adminRouter } from "@/admin/admin.index";
 import { twilioRouter } from "@/providers/twilio/twilio.routes";
 import { vapiRouter } from "@/providers/vapi/vapi.routes";
 import { dashboardRouter } from "@/dashboard/dashboard.index";
+import { mcpRouter } from "@/mcp/mcp.routes";
 import { authRouter } from "@/routes/auth/auth.index";
 import { contactsRouter } from "@/routes/contacts/contacts.index";
 import { fieldsRouter } from "@/routes/fields/fields.index";
@@ -122,6 +123,8 @@ export function buildApp() {
   // Provider callbacks: signed by the provider, no API key, not in the Partner API document.
   app.route("/", twilioRouter);
   app.route("/", vapiRouter);
+  // The MCP server for agents: each tool call goes through the whole app as a request of its route.
+  app.route("/mcp", mcpRouter((request, env, executionCtx) => app.fetch(request, env, executionCtx)));
   // The agency dashboard: HTML pages with their own headers, session and CSRF checks; no CORS.
   app.route("/dashboard", dashboardRouter);
   return { app, openApiDocument };

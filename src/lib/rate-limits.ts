@@ -48,6 +48,13 @@ export function rateLimitRule(method: string, path: string, per: "key" | "ip" = 
 }
 
 /**
+ * Requests to the MCP endpoint per key, whatever they carry (listing tools, a tool call).
+ * A tool call counts again against its own route's limit, which is what usually binds; this
+ * one keeps a key from flooding the endpoint with requests that reach no route.
+ */
+export const MCP_RATE_LIMIT: RateLimitRule = { bucket: "MCP /mcp", limit: 120, windowSeconds: RATE_LIMIT_WINDOW_SECONDS, per: "key" };
+
+/**
  * Failed operator-API authentications per client IP (DESIGN, Security posture), so
  * ADMIN_TOKEN cannot be guessed at speed. Only failures count; once they are used up the IP
  * is refused every operator request until the window frees.

@@ -1,0 +1,98 @@
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { Context } from "hono";
+import type { Env } from "@/env";
+import { sha256Hex } from "@/lib/crypto";
+import type { ErrorBody } from "@/lib/errors";
+import type { ArgumentPlaces } from "./tool-input";
+
+/** Sends one request through the whole Worker, as if a partner had sent it. */
+export type PartnerApiFetch = (request: Request, env: Env, executionCtx: Context["executionCtx"]) => Response | Promise<Response>;
+
+/** What a tool call carries over from the MCP request that made it. */
+export interface CallerRequest {
+  /** The /mcp request's URL: the sub-request goes to the same origin. */
+  url: string;
+  authorization: string;
+  clientIp: string | undefined;
+  requestId: string;
+  env: Env;
+  executionCtx: Context["executionCtx"];
+}
+
+/** JSON with object keys sorted, so the same arguments always give the same text. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/**
+ * The Idempotency-Key of a write: the caller's own, or one derived from the tool and its
+ * arguments, so an agent repeating a call (after a timeout, or by mistake) gets the first
+ * call's answer back from the API instead of a second booking, message or call.
+ */
+async function idempotencyKeyOf(tool: string, args: Record<string, unknown>): Promise<string> {
+  const { idempotency_key: own, ...rest } = args;
+  if (typeof own === "string" && own !== "") return own;
+  return `mcp-${tool}-${await sha256Hex(canonicalJson(rest))}`;
+}
+
+/** The route's request from the tool's arguments: path parameters, query string and JSON body. */
+async function routeRequest(
+  tool: string,
+  route: { method: string; path: string },
+  places: ArgumentPlaces,
+  args: Record<string, unknown>,
+  caller: CallerRequest,
+): Promise<Request> {
+  const path = route.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(args[name] ?? "")));
+  const url = new URL(`/api/v2${path}`, caller.url);
+  // An argument the body takes goes in the body (booking takes agent_uuid in either).
+  for (const name of places.query) {
+    const value = args[name];
+    if (value !== undefined && value !== null && !places.body.includes(name)) url.searchParams.set(name, String(value));
+  }
+  const headers = new Headers({ Authorization: caller.authorization, "X-Request-Id": caller.requestId });
+  if (caller.clientIp) headers.set("CF-Connecting-IP", caller.clientIp);
+  const method = route.method.toUpperCase();
+  if (method === "POST") headers.set("Idempotency-Key", await idempotencyKeyOf(tool, args));
+  let body: string | undefined;
+  if (places.body.length > 0 || method === "POST") {
+    body = JSON.stringify(Object.fromEntries(places.body.filter((name) => args[name] !== undefined).map((name) => [name, args[name]])));
+    headers.set("Content-Type", "application/json");
+  }
+  return new Request(url, { method, headers, body });
+}
+
+/** A refused call as a tool error: the API's own message, its code and status, and when to retry. */
+function toolError(status: number, envelope: Partial<ErrorBody>, response: Response): CallToolResult {
+  const retryAfter = response.headers.get("Retry-After");
+  const error = typeof envelope.error === "string" ? envelope.error : `HTTP ${status}`;
+  const code = typeof envelope.code === "string" ? envelope.code : "error";
+  const text = `${error} (HTTP ${status}, code ${code}${retryAfter === null ? "" : `, retry after ${retryAfter} s`})`;
+  return {
+    isError: true,
+    content: [{ type: "text", text }],
+    structuredContent: { ...envelope, status, ...(retryAfter === null ? {} : { retry_after_seconds: Number(retryAfter) }) },
+  };
+}
+
+/** Carries out a tool call through its route and turns the answer into the tool's result. */
+export async function callRoute(
+  send: PartnerApiFetch,
+  tool: string,
+  route: { method: string; path: string },
+  places: ArgumentPlaces,
+  args: Record<string, unknown>,
+  caller: CallerRequest,
+): Promise<CallToolResult> {
+  const response = await send(await routeRequest(tool, route, places, args, caller), caller.env, caller.executionCtx);
+  const body = (await response.json()) as Record<string, unknown>;
+  if (!response.ok) return toolError(response.status, body as Partial<ErrorBody>, response);
+  return { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body };
+}

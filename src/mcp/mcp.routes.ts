@@ -1,0 +1,37 @@
+import { createMcpHandler, originValidationResponse } from "@modelcontextprotocol/server";
+import { scopes } from "@/lib/auth/scopes";
+import { createRouter } from "@/lib/create-router";
+import { MCP_RATE_LIMIT } from "@/lib/rate-limits";
+import { guard } from "@/middleware/guard";
+import type { PartnerApiFetch } from "./call-route";
+import { mcpServer } from "./mcp-server";
+
+/**
+ * `/mcp`: the remote MCP server (streamable HTTP, stateless: each request builds its server
+ * and ends with it, so no Durable Object or session holds anything between requests).
+ *
+ * Every request presents an API key through the same gate as the Partner API and counts
+ * against the endpoint's own limit; each tool call is then a request of its route, with that
+ * route's scope and rate limit. A browser page of another origin is refused (the MCP spec's
+ * Origin check): an agent's host sends no Origin, and a page of this Worker's own origin may.
+ */
+export function mcpRouter(send: PartnerApiFetch) {
+  return createRouter().all("/", async (c, next) => originValidationResponse(c.req.raw, [new URL(c.req.url).hostname]) ?? next(),
+    guard({ scopes, rateLimit: MCP_RATE_LIMIT }),
+    async (c) => {
+      const caller = {
+        url: c.req.url,
+        authorization: c.req.header("Authorization") ?? "",
+        clientIp: c.req.header("CF-Connecting-IP"),
+        requestId: c.var.requestId,
+        env: c.env,
+        executionCtx: c.executionCtx,
+      };
+      const handler = createMcpHandler(() => mcpServer(c.var.caller.scopes, send, caller));
+      // The body limits have read the body already (Hono keeps the bytes): hand the SDK a fresh request.
+      const hasBody = c.req.method !== "GET" && c.req.method !== "HEAD";
+      const request = new Request(c.req.url, { method: c.req.method, headers: c.req.raw.headers, body: hasBody ? await c.req.arrayBuffer() : undefined });
+      return handler.fetch(request);
+    },
+  );
+}
