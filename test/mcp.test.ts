@@ -1,29 +1,278 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { setupAgency } from "./helpers/factories";
-import { BASE } from "./helpers/http";
+import { messages } from "@/lib/errors";
+import { addDays, nextWeekday, openBusinessHours } from "./helpers/calendar-factories";
+import { createAgency, createKey, setupAgency } from "./helpers/factories";
+import { admin, api, BASE, expectError } from "./helpers/http";
+import { setupVoiceAgency } from "./helpers/voice-factories";
 
-async function connect(token: string) {
-  const client = new Client({ name: "partner-agent", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), {
-    fetch: (url, init) => exports.default.fetch(new Request(url, init)),
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-  });
-  await client.connect(transport);
-  return client;
+const ALL_TOOLS = [
+  "search_contacts",
+  "get_contact",
+  "upsert_contacts",
+  "get_availability",
+  "book_appointment",
+  "list_appointments",
+  "cancel_appointment",
+  "list_voice_agents",
+  "start_call",
+  "get_call",
+  "cancel_call",
+  "get_wallet",
+  "send_message",
+  "list_events",
+];
+
+interface ToolAnswer {
+  isError?: boolean;
+  content: { type: string; text: string }[];
+  structuredContent?: Record<string, any>;
 }
 
+/**
+ * An agent's MCP client, connected to /mcp of the Worker under test with an API key (or
+ * none). `statuses` records the HTTP status of every request the client sent.
+ */
+async function connect(token: string | null, headers: Record<string, string> = {}) {
+  const statuses: number[] = [];
+  const client = new Client({ name: "partner-agent", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), {
+    fetch: async (url, init) => {
+      const response = await exports.default.fetch(new Request(url, init));
+      statuses.push(response.status);
+      return response;
+    },
+    requestInit: { headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...headers } },
+  });
+  await client.connect(transport);
+  const call = async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as ToolAnswer;
+  return { client, call, statuses };
+}
+
+const toolNames = async (client: Client) => (await client.listTools()).tools.map((t) => t.name);
+
+/** The tool's error must be the API's own answer to the same request: message, code and status. */
+async function expectSameError(answer: ToolAnswer, rest: { status: number; body: any }) {
+  expect(answer.isError, JSON.stringify(answer)).toBe(true);
+  expect(rest.status).toBeGreaterThanOrEqual(400);
+  expect(answer.structuredContent).toMatchObject({ success: false, error: rest.body.error, code: rest.body.code, status: rest.status });
+  expect(answer.content[0]!.text).toBe(`${rest.body.error} (HTTP ${rest.status}, code ${rest.body.code})`);
+}
+
+let phones = 0;
+const nextPhone = () => `+1415555${String(1000 + (++phones % 9000)).slice(-4)}`;
+
 describe("MCP server", () => {
-  it("smoke", async () => {
+  it("lists the tools a key's scopes allow, with hints and the routes' documented input schemas", async () => {
+    const agencyUuid = await createAgency();
+    const everything = await createKey(agencyUuid, { scopes: ["*"] });
+    const contactsOnly = await createKey(agencyUuid, { scopes: ["contacts"] });
+    const calendarAndVoice = await createKey(agencyUuid, { scopes: ["calendar", "voice-ai"] });
+
+    const all = await connect(everything.token);
+    expect(await toolNames(all.client)).toEqual(ALL_TOOLS);
+    expect(await toolNames((await connect(contactsOnly.token)).client)).toEqual(["search_contacts", "get_contact", "upsert_contacts"]);
+    expect(await toolNames((await connect(calendarAndVoice.token)).client)).toEqual([
+      "get_availability",
+      "book_appointment",
+      "list_voice_agents",
+      "start_call",
+      "get_call",
+      "cancel_call",
+      "get_wallet",
+    ]);
+
+    const { tools } = await all.client.listTools();
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    expect(byName.search_contacts!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(byName.cancel_call!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+    expect(byName.start_call!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: true });
+    expect(byName.search_contacts!.description).toContain("Calls `GET /api/v2/contacts`");
+    // The route's own field documentation, and a query string's integer shown as one.
+    const search = byName.search_contacts!.inputSchema as { properties: Record<string, any> };
+    expect(search.properties.q.description).toMatch(/^Search, up to 100 characters/);
+    expect(search.properties.limit).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 20 });
+    const booking = byName.book_appointment!.inputSchema as { properties: Record<string, any>; required: string[] };
+    expect(booking.required).toContain("start_at");
+    expect(booking.properties.idempotency_key).toMatchObject({ type: "string", maxLength: 255 });
+    const upsert = byName.upsert_contacts!.inputSchema as { properties: Record<string, any> };
+    expect(upsert.properties.contacts.items.properties.match_on.enum).toEqual(["external_id", "email", "phone"]);
+  });
+
+  it("answers every tool for good input and refuses bad input with the API's own message", async () => {
+    const agency = await setupVoiceAgency();
+    const { token } = agency;
+    await openBusinessHours(token);
+    const other = await setupAgency();
+    const theirs = (await api("POST", "/contacts", { token: other.token, body: { first_name: "Not", last_name: "Yours" } })).body.contact;
+    const { call } = await connect(token);
+    const day = nextWeekday(3);
+
+    const upserted = await call("upsert_contacts", { contacts: [{ first_name: "Ada", last_name: "Lovelace", external_id: "crm-1", phone: nextPhone() }] });
+    expect(upserted.isError).toBeUndefined();
+    expect(upserted.structuredContent!.results[0]).toMatchObject({ status: "created" });
+    const contactUuid = upserted.structuredContent!.results[0].contact_uuid as string;
+    await expectSameError(await call("upsert_contacts", { contacts: [] }), await api("POST", "/contacts/bulk", { token, body: { contacts: [] } }));
+
+    const found = await call("search_contacts", { q: "lovelace", limit: 5 });
+    expect(found.structuredContent!.contacts.map((c: any) => c.contact_uuid)).toEqual([contactUuid]);
+    expect(JSON.parse(found.content[0]!.text)).toEqual(found.structuredContent);
+    await expectSameError(await call("search_contacts", { limit: 0 }), await api("GET", "/contacts?limit=0", { token }));
+
+    expect((await call("get_contact", { contact_uuid: contactUuid })).structuredContent!.contact).toMatchObject({ external_id: "crm-1" });
+    await expectSameError(await call("get_contact", { contact_uuid: "nope" }), await api("GET", "/contacts/nope", { token }));
+    // Another agency's contact does not exist for this key.
+    await expectSameError(
+      await call("get_contact", { contact_uuid: theirs.contact_uuid }),
+      await api("GET", `/contacts/${theirs.contact_uuid}`, { token }),
+    );
+
+    const free = await call("get_availability", { from: day, to: day });
+    const startAt = free.structuredContent!.availability.dates[0].slots[0].start_at as string;
+    await expectSameError(await call("get_availability", { from: day, to: addDays(day, 200) }), await api("GET", `/calendar/availability?from=${day}&to=${addDays(day, 200)}`, { token }));
+
+    const booked = await call("book_appointment", { start_at: startAt, contact_uuid: contactUuid, title: "Viewing" });
+    expect(booked.structuredContent!.appointment).toMatchObject({ start_at: startAt, contact_uuid: contactUuid, status: "booked" });
+    const appointmentUuid = booked.structuredContent!.appointment.appointment_uuid as string;
+    await expectSameError(
+      await call("book_appointment", { start_at: "tomorrow at noon", contact_uuid: contactUuid }),
+      await api("POST", "/calendar/bookings", { token, body: { start_at: "tomorrow at noon", contact_uuid: contactUuid } }),
+    );
+
+    const listed = await call("list_appointments", { contact_uuid: contactUuid });
+    expect(listed.structuredContent!.appointments.map((a: any) => a.appointment_uuid)).toEqual([appointmentUuid]);
+    await expectSameError(await call("list_appointments", { status: "lost" }), await api("GET", "/appointments?status=lost", { token }));
+
+    expect((await call("cancel_appointment", { appointment_uuid: appointmentUuid })).structuredContent!.appointment.status).toBe("canceled");
+    const missing = crypto.randomUUID();
+    await expectSameError(await call("cancel_appointment", { appointment_uuid: missing }), await api("POST", `/appointments/${missing}/cancel`, { token }));
+
+    const agents = await call("list_voice_agents");
+    expect(agents.structuredContent!.agents.map((a: any) => a.agent_uuid)).toEqual([agency.agent.agent_uuid]);
+    await expectSameError(await call("list_voice_agents", { limit: 1000 }), await api("GET", "/voice-ai/agents?limit=1000", { token }));
+
+    const started = await call("start_call", { phone: "+14155550123", delay_seconds: 3600 });
+    expect(started.structuredContent!.call).toMatchObject({ status: "queued", phone: "+14155550123" });
+    const callUuid = started.structuredContent!.call.call_uuid as string;
+    await expectSameError(await call("start_call", { phone: "12" }), await api("POST", "/voice-ai/calls", { token, body: { phone: "12" } }));
+
+    expect((await call("get_call", { call_uuid: callUuid })).structuredContent!.call.call_uuid).toBe(callUuid);
+    await expectSameError(await call("get_call", { call_uuid: missing }), await api("GET", `/voice-ai/calls/${missing}`, { token }));
+
+    expect((await call("cancel_call", { call_uuid: callUuid })).structuredContent!.call.status).toBe("canceled");
+    await expectSameError(await call("cancel_call", { call_uuid: missing }), await api("POST", `/voice-ai/calls/${missing}/cancel`, { token }));
+
+    expect((await call("get_wallet")).structuredContent!.wallet).toMatchObject({ balance_cents: expect.any(Number), currency: "USD" });
+    // The wallet takes no input: anything given is refused, as an unknown body field would be.
+    const extra = await call("get_wallet", { agency: "mine" });
+    expect(extra).toMatchObject({ isError: true, structuredContent: { code: "validation_error", error: "Unknown argument: agency" } });
+
+    const sent = await call("send_message", { contact_uuid: contactUuid, channel: "sms", body: "See you at 10!" });
+    expect(sent.structuredContent!.message).toMatchObject({ channel: "sms", direction: "outbound", body: "See you at 10!" });
+    await expectSameError(
+      await call("send_message", { contact_uuid: contactUuid, channel: "fax", body: "Hi" }),
+      await api("POST", "/messages", { token, body: { contact_uuid: contactUuid, channel: "fax", body: "Hi" } }),
+    );
+
+    const events = await call("list_events", { type: "appointment.canceled" });
+    expect(events.structuredContent!.events.map((e: any) => e.data.object.appointment_uuid)).toEqual([appointmentUuid]);
+    await expectSameError(await call("list_events", { type: "contact.exploded" }), await api("GET", "/events?type=contact.exploded", { token }));
+  });
+
+  it("books an appointment the way an agent would: free slots, then the booking", async () => {
     const { token } = await setupAgency();
-    const client = await connect(token);
-    const { tools } = await client.listTools();
-    console.log(tools.map((t) => t.name));
-    const r = await client.callTool({ name: "search_contacts", arguments: { limit: 5 } });
-    console.log(JSON.stringify(r).slice(0, 300));
-    const bad = await client.callTool({ name: "upsert_contacts", arguments: { contacts: [] } });
-    console.log(JSON.stringify(bad).slice(0, 400));
-    expect(tools.length).toBe(14);
+    await openBusinessHours(token);
+    const { call } = await connect(token);
+    const day = nextWeekday(2);
+    const slots = (await call("get_availability", { from: day, to: day })).structuredContent!.availability.dates[0].slots;
+    const booked = await call("book_appointment", { start_at: slots[2].start_at, first_name: "Grace", last_name: "Hopper", email: "grace@example.com" });
+    expect(booked.isError).toBeUndefined();
+
+    const listed = await api("GET", `/appointments?from=${day}&to=${day}`, { token });
+    expect(listed.body.appointments).toEqual([expect.objectContaining({ appointment_uuid: booked.structuredContent!.appointment.appointment_uuid, start_at: slots[2].start_at })]);
+    const after = (await call("get_availability", { from: day, to: day })).structuredContent!.availability.dates[0].slots;
+    expect(after.map((s: any) => s.start_at)).not.toContain(slots[2].start_at);
+  });
+
+  it("makes writes safe to repeat: the same call is answered once, a new idempotency_key acts again", async () => {
+    const { token } = await setupAgency();
+    const contact = (await api("POST", "/contacts", { token, body: { first_name: "Ada", last_name: "Lovelace", phone: nextPhone() } })).body.contact;
+    const { call } = await connect(token);
+    const args = { contact_uuid: contact.contact_uuid, channel: "note", body: "Called back, interested." };
+
+    const [first, again] = await Promise.all([call("send_message", args), call("send_message", { body: args.body, channel: "note", contact_uuid: args.contact_uuid })]);
+    const outcomes = [first, again].map((a) => (a.isError ? a.structuredContent!.code : a.structuredContent!.message.message_uuid));
+    // Sent at once, the second either waits for the first's answer or hears it is still running.
+    expect(outcomes.filter((o) => o !== "idempotency_in_progress")).toSatisfy((uuids: string[]) => uuids.length >= 1 && new Set(uuids).size === 1);
+    const repeat = await call("send_message", args);
+    expect(repeat.structuredContent!.message.message_uuid).toBe(first.isError ? again.structuredContent!.message.message_uuid : first.structuredContent!.message.message_uuid);
+    const notes = async () => (await api("GET", `/messages?contact_uuid=${contact.contact_uuid}`, { token })).body.messages.length;
+    expect(await notes()).toBe(1);
+
+    const onPurpose = await call("send_message", { ...args, idempotency_key: "second-note" });
+    expect(onPurpose.structuredContent!.message.message_uuid).not.toBe(repeat.structuredContent!.message.message_uuid);
+    expect(await notes()).toBe(2);
+  });
+
+  it("needs an API key: 401 without one, and a revoked key is refused on its next call", async () => {
+    const noKey = await exports.default.fetch(`${BASE}/mcp`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+    expect(noKey.status).toBe(401);
+    expect(await noKey.json()).toEqual({ success: false, error: messages.invalidToken, code: "invalid_token" });
+    await expect(connect(null)).rejects.toThrow();
+
+    const agencyUuid = await createAgency();
+    const { token, keyUuid } = await createKey(agencyUuid, { scopes: ["contacts"] });
+    const { call, statuses } = await connect(token);
+    expect((await call("search_contacts")).isError).toBeUndefined();
+    expect((await admin("POST", `/keys/${keyUuid}/revoke`)).status).toBe(200);
+    await expect(call("search_contacts")).rejects.toThrow();
+    expect(statuses.at(-1)).toBe(401);
+  });
+
+  it("counts each tool call against its route's limit, and every request against the endpoint's", async () => {
+    const agencyUuid = await createAgency();
+    // A tenth of every limit: GET /voice-ai/wallet 3 a minute, the endpoint 12.
+    const { token } = await createKey(agencyUuid, { scopes: ["voice-ai"], rate_limit_multiplier: 0.1 });
+    const { call, statuses } = await connect(token);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => call("get_wallet")));
+    expect(answers.filter((a) => !a.isError)).toHaveLength(3);
+    const limited = answers.filter((a) => a.isError);
+    expect(limited).toHaveLength(2);
+    for (const answer of limited) {
+      expect(answer.structuredContent).toMatchObject({ code: "rate_limited", error: messages.rateLimited, status: 429, retry_after_seconds: expect.any(Number) });
+      expect(answer.content[0]!.text).toMatch(/^Rate limit exceeded\. .* \(HTTP 429, code rate_limited, retry after \d+ s\)$/);
+    }
+    // The same key through the REST API shares the route's count.
+    expectError(await api("GET", "/voice-ai/wallet", { token }), 429, messages.rateLimited, "rate_limited");
+
+    // The endpoint admits 12 requests of the key, whatever they carry (connecting takes a few,
+    // its refused stream GET among them): the 13th is 429, thrown by the client.
+    let refused: unknown;
+    for (let i = 0; i < 12 && refused === undefined; i++) refused = await call("list_voice_agents").then(() => undefined, (error: unknown) => error);
+    expect(String(refused)).toContain(messages.rateLimited);
+    expect(statuses.indexOf(429)).toBe(12);
+  });
+
+  it("refuses a browser page of another origin, and serves this Worker's own", async () => {
+    const { token } = await setupAgency();
+    const foreign = await exports.default.fetch(`${BASE}/mcp`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Origin: "https://evil.example.com" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(foreign.status).toBe(403);
+    await expect(connect(token, { Origin: "https://evil.example.com" })).rejects.toThrow();
+    const own = await connect(token, { Origin: BASE });
+    expect(await toolNames(own.client)).toEqual(ALL_TOOLS);
+  });
+
+  it("does not offer, or carry out, a tool outside the key's scopes", async () => {
+    const agencyUuid = await createAgency();
+    const { token } = await createKey(agencyUuid, { scopes: ["contacts"] });
+    const { call } = await connect(token);
+    const refused = await call("get_wallet").catch((error: unknown) => error);
+    expect(String((refused as ToolAnswer).content?.[0]?.text ?? refused)).toMatch(/get_wallet/);
+    expectError(await api("GET", "/voice-ai/wallet", { token }), 403, messages.missingScope("voice-ai"), "insufficient_scope");
   });
 });

@@ -82,6 +82,19 @@ function toolError(status: number, envelope: Partial<ErrorBody>, response: Respo
   };
 }
 
+/**
+ * Arguments the tool does not take, refused as the API refuses unknown body fields: an agent
+ * guessing a name (`name` for `q`) must hear so rather than get an unfiltered answer.
+ */
+function unknownArguments(places: ArgumentPlaces, args: Record<string, unknown>, takesIdempotencyKey: boolean): CallToolResult | undefined {
+  const known = new Set([...places.path, ...places.query, ...places.body, ...(takesIdempotencyKey ? ["idempotency_key"] : [])]);
+  const unknown = Object.keys(args).filter((name) => !known.has(name));
+  if (unknown.length === 0) return undefined;
+  const error = `Unknown argument${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}`;
+  const envelope: ErrorBody = { success: false, error, code: "validation_error", details: unknown.map((field) => ({ field, message: error })) };
+  return { isError: true, content: [{ type: "text", text: `${error} (code validation_error)` }], structuredContent: { ...envelope } };
+}
+
 /** Carries out a tool call through its route and turns the answer into the tool's result. */
 export async function callRoute(
   send: PartnerApiFetch,
@@ -91,6 +104,8 @@ export async function callRoute(
   args: Record<string, unknown>,
   caller: CallerRequest,
 ): Promise<CallToolResult> {
+  const refused = unknownArguments(places, args, route.method === "post");
+  if (refused) return refused;
   const response = await send(await routeRequest(tool, route, places, args, caller), caller.env, caller.executionCtx);
   const body = (await response.json()) as Record<string, unknown>;
   if (!response.ok) return toolError(response.status, body as Partial<ErrorBody>, response);
