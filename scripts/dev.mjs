@@ -86,6 +86,7 @@ function banner({ agency, key, dashboard, notes, others }, adminTokenPath) {
     `   API base        ${BASE_URL}/api/v2`,
     `   Docs (Scalar)   ${BASE_URL}/api/v2/docs`,
     `   OpenAPI         ${BASE_URL}/api/v2/openapi.json`,
+    `   MCP server      ${BASE_URL}/mcp   (streamable HTTP; header Authorization: Bearer <access token>)`,
     `   Operator API    ${BASE_URL}/admin/v1   (ADMIN_TOKEN is in ${adminTokenPath}; try \`npm run admin -- help\`)`,
     "",
     b(` ${agency.name}`) + `   agency_uuid ${agency.agency_uuid}   shard ${agency.shard} (${agency.region})`,
