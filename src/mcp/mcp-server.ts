@@ -2,7 +2,7 @@ import { McpServer } from "@modelcontextprotocol/server";
 import { hasAnyScope } from "@/lib/auth/scopes";
 import { callRoute, type CallerRequest, type PartnerApiFetch } from "./call-route";
 import { toolInput } from "./tool-input";
-import { scopesOf, tools } from "./tools";
+import { scopesOf, tools, type McpTool } from "./tools";
 
 export const MCP_SERVER_INFO = { name: "partner-api", title: "Partner API", version: "2.0.0" } as const;
 
@@ -12,6 +12,17 @@ const INSTRUCTIONS =
   "returns the API's own error message and code. Lists return one page: pass `pagination.next_cursor` back as `cursor` for " +
   "the next. Writes are safe to repeat: the same call with the same arguments within 24 hours returns the first answer.";
 
+// A tool's input schema and argument places never change: built once per isolate, not per request.
+const inputs = new Map<McpTool, ReturnType<typeof toolInput>>();
+const inputOf = (tool: McpTool) => {
+  let input = inputs.get(tool);
+  if (!input) {
+    input = toolInput(tool.route, { idempotent: tool.route.method === "post", ...(tool.refine ? { refine: tool.refine } : {}) });
+    inputs.set(tool, input);
+  }
+  return input;
+};
+
 /**
  * The MCP server of one request: the tools the key's scopes allow, each carried out by its
  * route through the whole Worker (`send`), so the gate counts and checks it like any request.
@@ -20,8 +31,7 @@ export function mcpServer(grantedScopes: readonly string[], send: PartnerApiFetc
   const server = new McpServer(MCP_SERVER_INFO, { instructions: INSTRUCTIONS });
   for (const tool of tools) {
     if (!hasAnyScope(grantedScopes, scopesOf(tool))) continue;
-    const isPost = tool.route.method === "post";
-    const { schema, places } = toolInput(tool.route, { idempotent: isPost, ...(tool.refine ? { refine: tool.refine } : {}) });
+    const { schema, places } = inputOf(tool);
     const { method, path } = tool.route;
     server.registerTool(
       tool.name,

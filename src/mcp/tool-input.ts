@@ -80,14 +80,18 @@ export function toolInput(
     ...options.refine,
     ...(options.idempotent ? { idempotency_key: idempotencyKeyArgument } : {}),
   });
+  // tools/list asks for it on every request; it is the same every time.
+  const converted = new Map<string | undefined, Record<string, unknown>>();
+  const json = ({ target }: { target?: string }) => {
+    let schema = converted.get(target);
+    if (!schema) converted.set(target, (schema = jsonSchemaOf(documented, target)));
+    return schema;
+  };
   const schema: StandardSchemaWithJSON = {
     "~standard": {
       version: 1,
       vendor: "zod",
-      jsonSchema: {
-        input: ({ target }) => jsonSchemaOf(documented, target),
-        output: ({ target }) => jsonSchemaOf(documented, target),
-      },
+      jsonSchema: { input: json, output: json },
       validate: (value) => ({ value }),
     },
   };
