@@ -15,6 +15,7 @@ import { join, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import { FEW_REQUESTS, alternate, measure, metrics } from "./bench/measure.mjs";
 import { BULK_ITEMS, measureBulk, measureDeepPages } from "./bench/lists.mjs";
+import { measureMcp } from "./bench/mcp.mjs";
 import { SEARCH, seedBenchmark } from "./bench/seed.mjs";
 import { measureCronSlope } from "./bench/cron-slope.mjs";
 import { measureStorage } from "./bench/storage.mjs";
@@ -413,6 +414,7 @@ async function main() {
       deep: await measureDeepPages(current.base, agencies[agencies.length - 1], side),
       bulk: await measureBulk(current.base, agencies[0], side),
     };
+    results.mcp = await measureMcp(current.base, agencies[0], side);
 
     log(`webhook delivery: ${WEBHOOK_EVENTS} contact.created events to a loopback receiver`);
     results.webhooks = await webhookThroughput(current.base, agencies[0]);
@@ -579,6 +581,7 @@ function print(results) {
   console.log(`\nbundle: ${results.bundle.rawKiB} KiB raw, ${results.bundle.gzipKiB} KiB gzipped\n`);
   printScaling(results);
   printLists(results);
+  printMcp(results);
 
   const base = results.baseline;
   if (base) printBeforeAfter(results, base, webhookLine);
@@ -618,6 +621,16 @@ ${"-".repeat(header.length)}`);
     }
     console.log(`bulk / single: ${(bulk.bulk.contactsPerSecond / Math.max(bulk.single.contactsPerSecond, 1)).toFixed(1)}x the contacts per second\n`);
   }
+}
+
+function printMcp(results) {
+  const mcp = results.mcp;
+  if (!mcp) return;
+  console.log(`the MCP server against the route it calls, ${results.connections} connections, medians of ${mcp.rest.rounds.length} rounds side by side:`);
+  const header = `${pad("request", 48)}${padL("req/s", 8)}${padL("p50 ms", 8)}${padL("p99 ms", 8)}`;
+  console.log(`${header}\n${"-".repeat(header.length)}`);
+  for (const s of Object.values(mcp)) console.log(`${pad(s.name, 48)}${padL(s.rps, 8)}${padL(latency(s, "p50"), 8)}${padL(latency(s, "p99"), 8)}`);
+  console.log(`tool call / REST: ${(mcp.tool.rps / Math.max(mcp.rest.rps, 1)).toFixed(2)}x the requests per second, p50 ${mcp.tool.p50} vs ${mcp.rest.p50} ms\n`);
 }
 
 /** Storage per record and the cron across shards (README, Scaling). */

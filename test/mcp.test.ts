@@ -267,6 +267,24 @@ describe("MCP server", () => {
     expect(await toolNames(own.client)).toEqual(ALL_TOOLS);
   });
 
+  it("is stateless: a bare tools/call is answered without a session opened first", async () => {
+    const { token } = await setupAgency();
+    await api("POST", "/contacts", { token, body: { first_name: "Bare", last_name: "Call" } });
+    const res = await exports.default.fetch(`${BASE}/mcp`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "search_contacts", arguments: { q: "bare" } } }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("mcp-session-id")).toBeNull();
+    // The 2025 protocol's answer to a client accepting both: one server-sent event with the result.
+    expect(res.headers.get("Content-Type")).toMatch(/^text\/event-stream/);
+    const data = (await res.text()).split("\n").find((line) => line.startsWith("data: "))!;
+    const body = JSON.parse(data.slice("data: ".length)) as { id: number; result: ToolAnswer };
+    expect(body.id).toBe(7);
+    expect(body.result.structuredContent!.contacts.map((c: any) => c.last_name)).toEqual(["Call"]);
+  });
+
   it("does not offer, or carry out, a tool outside the key's scopes", async () => {
     const agencyUuid = await createAgency();
     const { token } = await createKey(agencyUuid, { scopes: ["contacts"] });
