@@ -122,6 +122,13 @@ describe("MCP server", () => {
 
     expect((await call("get_contact", { contact_uuid: contactUuid })).structuredContent!.contact).toMatchObject({ external_id: "crm-1" });
     await expectSameError(await call("get_contact", { contact_uuid: "nope" }), await api("GET", "/contacts/nope", { token }));
+    // A dot segment stays the route's parameter: it never walks the path to another route.
+    for (const dots of [".", ".."]) {
+      expect(await call("get_contact", { contact_uuid: dots })).toMatchObject({
+        isError: true,
+        structuredContent: { status: 400, code: "validation_error", error: "contact_uuid must be a UUID" },
+      });
+    }
     // Another agency's contact does not exist for this key.
     await expectSameError(
       await call("get_contact", { contact_uuid: theirs.contact_uuid }),

@@ -42,6 +42,16 @@ async function idempotencyKeyOf(tool: string, args: Record<string, unknown>): Pr
   return `mcp-${tool}-${await sha256Hex(canonicalJson(rest))}`;
 }
 
+/**
+ * A path parameter as one segment of the route's own path. `.` and `..` would be resolved by
+ * the URL (`/contacts/..` is `/`), so they are escaped twice: the route then sees `%2E` and
+ * answers with its own message for a value that is not an id.
+ */
+function pathSegment(value: unknown): string {
+  const text = String(value ?? "");
+  return /^\.{1,2}$/.test(text) ? text.replaceAll(".", "%252E") : encodeURIComponent(text);
+}
+
 /** The route's request from the tool's arguments: path parameters, query string and JSON body. */
 async function routeRequest(
   tool: string,
@@ -50,7 +60,7 @@ async function routeRequest(
   args: Record<string, unknown>,
   caller: CallerRequest,
 ): Promise<Request> {
-  const path = route.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(args[name] ?? "")));
+  const path = route.path.replace(/\{([^}]+)\}/g, (_, name: string) => pathSegment(args[name]));
   const url = new URL(`/api/v2${path}`, caller.url);
   // An argument the body takes goes in the body (booking takes agent_uuid in either).
   for (const name of places.query) {
