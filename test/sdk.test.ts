@@ -107,6 +107,34 @@ describe("partner SDK", () => {
     expect(await contactsNamed(token, "LostAnswer")).toHaveLength(1);
   });
 
+  it("retries a 503 after RateLimit-Reset when it names no Retry-After, and gives up at once on a longer wait than allowed", async () => {
+    const { token } = await setupAgency();
+    // A proxy in front of the Worker answers 503 once (as during an agency move), then lets requests through.
+    let unavailable = 1;
+    const { client, sent, waits } = sdk({
+      token,
+      fetch: async (request) =>
+        unavailable-- > 0
+          ? new Response(JSON.stringify({ success: false, error: "busy", code: "agency_moving" }), { status: 503, headers: { "RateLimit-Reset": "2" } })
+          : exports.default.fetch(request),
+    });
+    expect((await client.get("/contacts")).success).toBe(true);
+    expect(sent).toHaveLength(2);
+    expect(waits[0]).toBeGreaterThanOrEqual(2000);
+    expect(waits[0]).toBeLessThanOrEqual(2200);
+
+    const patient = new PartnerApi({
+      baseUrl: `${BASE}/api/v2`,
+      token,
+      retry: { maxWaitMs: 5_000 },
+      sleep: async () => {
+        throw new Error("must not wait");
+      },
+      fetch: async () => new Response(JSON.stringify({ success: false, error: "later", code: "agency_moving" }), { status: 503, headers: { "Retry-After": "30" } }),
+    });
+    await expect(patient.get("/contacts")).rejects.toMatchObject({ status: 503, code: "agency_moving", retryAfter: 30 });
+  });
+
   it("throws a 400 at once, typed, with the API's message and field details: no retry", async () => {
     const { token } = await setupAgency();
     const { client, sent, waits } = sdk({ token });
