@@ -1,10 +1,14 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
+import { freezeAgency } from "@/db/agency-copy";
+import type { Env } from "@/env";
+import { invalidateKey } from "@/lib/auth/gate";
 import { describe, expect, it } from "vitest";
 import { messages } from "@/lib/errors";
 import { addDays, nextWeekday, openBusinessHours } from "./helpers/calendar-factories";
 import { createAgency, createKey, setupAgency } from "./helpers/factories";
 import { admin, api, BASE, expectError } from "./helpers/http";
+import { shardDb, shardNameOf } from "./helpers/shards";
 import { setupVoiceAgency } from "./helpers/voice-factories";
 
 const ALL_TOOLS = [
@@ -28,6 +32,7 @@ interface ToolAnswer {
   isError?: boolean;
   content: { type: string; text: string }[];
   structuredContent?: Record<string, any>;
+  _meta?: Record<string, unknown>;
 }
 
 /**
@@ -217,9 +222,43 @@ describe("MCP server", () => {
     const notes = async () => (await api("GET", `/messages?contact_uuid=${contact.contact_uuid}`, { token })).body.messages.length;
     expect(await notes()).toBe(1);
 
+    expect(repeat.content[1]!.text).toMatch(/^Replayed: /);
+    expect(repeat._meta).toEqual({ "partner-api/replayed": true });
+
     const onPurpose = await call("send_message", { ...args, idempotency_key: "second-note" });
     expect(onPurpose.structuredContent!.message.message_uuid).not.toBe(repeat.structuredContent!.message.message_uuid);
     expect(await notes()).toBe(2);
+  });
+
+  it("replays a repeated upsert whose items list their fields in another order", async () => {
+    const { token } = await setupAgency();
+    const { call } = await connect(token);
+    const first = await call("upsert_contacts", { contacts: [{ first_name: "Ada", last_name: "Lovelace", external_id: "crm-7", tags: ["vip"] }] });
+    expect(first.structuredContent!.results[0]).toMatchObject({ status: "created" });
+    const reordered = await call("upsert_contacts", { contacts: [{ tags: ["vip"], external_id: "crm-7", last_name: "Lovelace", first_name: "Ada" }] });
+    expect(reordered.isError).toBeUndefined();
+    expect(reordered.structuredContent).toEqual(first.structuredContent);
+    expect(reordered._meta).toEqual({ "partner-api/replayed": true });
+  });
+
+  it("keeps listing tools and reading while the agency moves; a write tool gets the API's 503", async () => {
+    const { agencyUuid, token, keyUuid } = await setupAgency();
+    const contact = (await api("POST", "/contacts", { token, body: { first_name: "Moving", last_name: "Day" } })).body.contact;
+    const from = await shardNameOf(agencyUuid);
+    // A move under way: the directory names its target, the old copy is fenced, the key's gate told.
+    await env.DB.prepare("UPDATE agency_directory SET moving_to = ?, move_heartbeat_at = ? WHERE agency_id = ?")
+      .bind(from === "DB" ? "DB_EU" : "DB", new Date().toISOString(), agencyUuid)
+      .run();
+    await freezeAgency(shardDb(from), agencyUuid, "moving", new Date().toISOString());
+    await invalidateKey(env as unknown as Env, keyUuid);
+
+    const { client, call } = await connect(token);
+    expect(await toolNames(client)).toEqual(ALL_TOOLS);
+    expect((await call("get_contact", { contact_uuid: contact.contact_uuid })).structuredContent!.contact.last_name).toBe("Day");
+    const refused = await call("send_message", { contact_uuid: contact.contact_uuid, channel: "note", body: "Moved?" });
+    const rest = await api("POST", "/messages", { token, body: { contact_uuid: contact.contact_uuid, channel: "note", body: "Moved?" } });
+    expect(rest.status).toBe(503);
+    expect(refused).toMatchObject({ isError: true, structuredContent: { status: 503, code: "agency_moving", error: rest.body.error, retry_after_seconds: 10 } });
   });
 
   it("needs an API key: 401 without one, and a revoked key is refused on its next call", async () => {

@@ -1,6 +1,7 @@
 import {
   AuthenticationError,
   ConflictError,
+  ConnectionError,
   memoryTokenStore,
   NotFoundError,
   PartnerApi,
@@ -231,6 +232,51 @@ describe("partner SDK", () => {
     // The stored pair is the live one: the old token is gone, the new one works.
     expect((await api("GET", "/contacts", { token: first.token })).status).toBe(401);
     expect((await api("GET", "/contacts", { token: stored[0]!.access_token })).status).toBe(200);
+  });
+
+  it("takes a token renewed meanwhile by another process sharing the store, without renewing again", async () => {
+    const agencyUuid = await createAgency();
+    const first = await createKey(agencyUuid, { scopes: ["*"], expires_at: new Date(Date.now() - DAY).toISOString() });
+    let pair: TokenPair = { access_token: first.token, rotate_key: first.rotateKey };
+    const shared = { get: () => pair, set: (next: TokenPair) => void (pair = next) };
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holdNext = true;
+    // Process B's first request leaves with the old token but reaches the API only after A renewed.
+    const b = sdk({
+      tokens: shared,
+      fetch: async (request) => {
+        if (holdNext) {
+          holdNext = false;
+          await held;
+        }
+        return exports.default.fetch(request);
+      },
+    });
+    const late = b.client.get("/contacts");
+    const a = sdk({ tokens: shared });
+    await a.client.get("/contacts");
+    release();
+
+    expect((await late).success).toBe(true);
+    const renewals = [...a.sent, ...b.sent].filter((s) => s.path === "/api/v2/auth/token/renew");
+    expect(renewals).toHaveLength(1);
+    expect(b.sent.map((s) => s.headers.get("Authorization"))).toEqual([`Bearer ${first.token}`, `Bearer ${pair.access_token}`]);
+  });
+
+  it("does not send a renewal again when its answer was lost: the rotate key is spent", async () => {
+    const agencyUuid = await createAgency();
+    const first = await createKey(agencyUuid, { scopes: ["*"], expires_at: new Date(Date.now() - DAY).toISOString() });
+    const { client, sent } = sdk({
+      tokens: memoryTokenStore({ access_token: first.token, rotate_key: first.rotateKey }),
+      fetch: async (request) => {
+        const response = await exports.default.fetch(request);
+        if (request.url.endsWith("/auth/token/renew")) throw new TypeError("network connection lost");
+        return response;
+      },
+    });
+    await expect(client.get("/contacts")).rejects.toMatchObject({ constructor: ConnectionError, code: "connection_error" });
+    expect(sent.filter((s) => s.path === "/api/v2/auth/token/renew")).toHaveLength(1);
   });
 
   it("verifies a real webhook delivery and refuses a tampered one", async () => {

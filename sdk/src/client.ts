@@ -55,11 +55,12 @@ export class PartnerApi {
     const retry = { ...defaultRetryOptions, ...options.retry };
     const sleep = options.sleep ?? realSleep;
     const send = options.fetch ?? ((request: Request) => fetch(request));
-    const transport = (token: string | TokenRenewer | undefined) =>
-      createTransport({ fetch: send, token, retry, sleep, ...(options.headers ? { headers: options.headers } : {}) });
+    const transport = (token: string | TokenRenewer | undefined, retryOn: "all" | "rate-limits" = "all") =>
+      createTransport({ fetch: send, token, retry, retryOn, sleep, ...(options.headers ? { headers: options.headers } : {}) });
 
     // Renewal needs no token: its own client, so it never waits on the renewal it performs.
-    const renewal = createClient<paths, Media>({ baseUrl: options.baseUrl, fetch: transport(undefined) });
+    // A renewal whose answer was lost has used the rotate key: it is not sent again.
+    const renewal = createClient<paths, Media>({ baseUrl: options.baseUrl, fetch: transport(undefined, "rate-limits") });
     const renew = async (pair: TokenPair): Promise<TokenPair> => {
       const { data, error, response } = await renewal.POST("/auth/token/renew", { body: pair });
       // openapi-fetch has read the body already: its parsed error is the envelope.
@@ -103,7 +104,12 @@ export class PartnerApi {
     const first = (init[0] ?? {}) as { params?: { query?: Record<string, unknown> } };
     let cursor: string | undefined;
     do {
-      const query = { limit: 100, ...first.params?.query, ...(cursor === undefined ? {} : { cursor }) };
+      // After the first page the cursor carries the position: a `page` with it would be a 400.
+      const query: Record<string, unknown> = { limit: 100, ...first.params?.query };
+      if (cursor !== undefined) {
+        delete query.page;
+        query.cursor = cursor;
+      }
       const page = (await this.#send("GET", path, { ...first, params: { ...first.params, query } })) as Record<string, unknown> & ListBody;
       const items = Object.entries(page).find(([name, value]) => name !== "pagination" && Array.isArray(value))?.[1] as ListItem<P>[] | undefined;
       yield* items ?? [];

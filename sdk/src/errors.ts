@@ -66,7 +66,7 @@ export class RateLimitError extends PartnerApiError {
 export class ServerError extends PartnerApiError {
   override name = "ServerError";
 }
-/** No answer: the network failed or the request was aborted, after the retries. */
+/** No answer: the network failed, after the retries. (An aborted request rejects with its signal's reason.) */
 export class ConnectionError extends PartnerApiError {
   override name = "ConnectionError";
 }

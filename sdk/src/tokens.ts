@@ -39,22 +39,32 @@ export class TokenRenewer {
     private readonly renew: (pair: TokenPair) => Promise<TokenPair>,
   ) {}
 
+  /** The token to send: the one a renewal in flight is about to store, else the stored one. */
   async current(): Promise<string> {
-    return (await this.store.get()).access_token;
+    return this.#inFlight ?? (await this.store.get()).access_token;
   }
 
-  /** A token newer than `expired`: the stored one if it differs, else one renewal shared by all callers. */
-  replace(expired: string): Promise<string> {
-    this.#inFlight ??= this.#renewUnlessRenewed(expired).finally(() => {
+  /**
+   * After a 401 for the token `sent`: a newer token if there is one (renewed meanwhile, so
+   * the old one is now simply unknown to the API), or, when the API said it expired, one
+   * renewal shared by every caller. Undefined when there is nothing newer to try.
+   */
+  afterRefusal(sent: string, expired: boolean): Promise<string | undefined> {
+    if (this.#inFlight) return this.#inFlight;
+    const renewal = this.#newerOrRenewed(sent, expired);
+    if (!expired) return renewal;
+    this.#inFlight = renewal.then((token) => token!).finally(() => {
       this.#inFlight = undefined;
     });
     return this.#inFlight;
   }
 
-  async #renewUnlessRenewed(expired: string): Promise<string> {
+  async #newerOrRenewed(sent: string, expired: boolean): Promise<string | undefined> {
     const stored = await this.store.get();
-    if (stored.access_token !== expired) return stored.access_token;
-    const next = await this.renew(stored);
+    if (stored.access_token !== sent) return stored.access_token;
+    if (!expired) return undefined;
+    // Only the pair itself: a store may hand back a row with more fields than renewal takes.
+    const next = await this.renew({ access_token: stored.access_token, rotate_key: stored.rotate_key });
     await this.store.set(next);
     return next.access_token;
   }

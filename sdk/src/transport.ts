@@ -11,24 +11,28 @@ export interface TransportOptions {
   /** Where the bearer token comes from: a fixed one, a renewer over the caller's store, or none. */
   token?: string | TokenRenewer | undefined;
   retry: Required<RetryOptions>;
+  /**
+   * `rate-limits` retries only 429s, which the API answers before a handler runs: for a
+   * request that must not run twice and has no Idempotency-Key the API honours (renewal).
+   */
+  retryOn?: "all" | "rate-limits";
   sleep: (ms: number, signal?: AbortSignal | null) => Promise<void>;
   headers?: Record<string, string>;
 }
 
-async function isExpiredToken(response: Response): Promise<boolean> {
+async function errorCodeOf(response: Response): Promise<unknown> {
   try {
-    const body = (await response.clone().json()) as { code?: unknown };
-    return body.code === "token_expired";
+    return ((await response.clone().json()) as { code?: unknown }).code;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
 /**
  * The fetch under the typed client: everything a request needs beyond its shape. It sends
  * the bearer token; gives a POST an Idempotency-Key kept across its retries; echoes the
- * newest X-D1-Bookmark it has seen so reads follow this client's writes; renews an expired
- * token once and repeats the request; and retries network failures, 429 and 503 after the
+ * bookmark of the last answer it received so reads follow this client's writes; renews an
+ * expired token once (or takes the one renewed meanwhile) and repeats the request; and retries network failures, 429 and 503 after the
  * wait the API announced (or a jittered backoff). Any other answer is returned as it came.
  */
 export function createTransport(options: TransportOptions): FetchLike {
@@ -52,7 +56,7 @@ export function createTransport(options: TransportOptions): FetchLike {
         response = await options.fetch(new Request(request.url, { method: request.method, headers, body, signal: request.signal }));
       } catch (cause) {
         if (request.signal.aborted) throw cause;
-        if (retry >= options.retry.maxRetries) {
+        if (retry >= options.retry.maxRetries || options.retryOn === "rate-limits") {
           throw new ConnectionError({ message: `Request failed: ${String(cause)}`, status: 0, code: "connection_error", cause });
         }
         await options.sleep(retryDelayMs(retry++, undefined, options.retry)!, request.signal);
@@ -62,12 +66,16 @@ export function createTransport(options: TransportOptions): FetchLike {
       const seen = response.headers.get(BOOKMARK_HEADER);
       if (seen) bookmark = seen;
 
-      if (response.status === 401 && renewer && !renewed && typeof token === "string" && (await isExpiredToken(response))) {
-        token = await renewer.replace(token);
-        renewed = true;
-        continue;
+      if (response.status === 401 && renewer && !renewed && typeof token === "string") {
+        const newer = await renewer.afterRefusal(token, (await errorCodeOf(response)) === "token_expired");
+        if (newer !== undefined) {
+          token = newer;
+          renewed = true;
+          continue;
+        }
       }
-      if (isRetryableStatus(response.status) && retry < options.retry.maxRetries) {
+      const retryable = options.retryOn === "rate-limits" ? response.status === 429 : isRetryableStatus(response.status);
+      if (retryable && retry < options.retry.maxRetries) {
         const delay = retryDelayMs(retry, announcedWaitMs(response.headers), options.retry);
         if (delay !== undefined) {
           await response.body?.cancel();

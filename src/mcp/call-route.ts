@@ -38,7 +38,7 @@ function canonicalJson(value: unknown): string {
  */
 async function idempotencyKeyOf(tool: string, args: Record<string, unknown>): Promise<string> {
   const { idempotency_key: own, ...rest } = args;
-  if (typeof own === "string" && own !== "") return own;
+  if (own !== undefined && own !== null && own !== "") return String(own);
   return `mcp-${tool}-${await sha256Hex(canonicalJson(rest))}`;
 }
 
@@ -73,11 +73,17 @@ async function routeRequest(
   if (method === "POST") headers.set("Idempotency-Key", await idempotencyKeyOf(tool, args));
   let body: string | undefined;
   if (places.body.length > 0 || method === "POST") {
-    body = JSON.stringify(Object.fromEntries(places.body.filter((name) => args[name] !== undefined).map((name) => [name, args[name]])));
+    // Canonical like the derived key: the API replays a key only for the very same body bytes,
+    // so a repeat whose nested keys come in another order must still produce them.
+    body = canonicalJson(Object.fromEntries(places.body.filter((name) => args[name] !== undefined).map((name) => [name, args[name]])));
     headers.set("Content-Type", "application/json");
   }
   return new Request(url, { method, headers, body });
 }
+
+const REPLAYED_NOTE =
+  "Replayed: an identical call (same arguments) was made within the last 24 hours; this is its stored answer and nothing was done " +
+  "again. To do it again on purpose, call with a new idempotency_key.";
 
 /** A refused call as a tool error: the API's own message, its code and status, and when to retry. */
 function toolError(status: number, envelope: Partial<ErrorBody>, response: Response): CallToolResult {
@@ -119,5 +125,11 @@ export async function callRoute(
   const response = await send(await routeRequest(tool, route, places, args, caller), caller.env, caller.executionCtx);
   const body = (await response.json()) as Record<string, unknown>;
   if (!response.ok) return toolError(response.status, body as Partial<ErrorBody>, response);
-  return { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body };
+  const result: CallToolResult = { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body };
+  if (response.headers.get("Idempotent-Replayed") === "true") {
+    // An agent must be able to tell "done again" from "already done".
+    result.content.push({ type: "text", text: REPLAYED_NOTE });
+    result._meta = { "partner-api/replayed": true };
+  }
+  return result;
 }

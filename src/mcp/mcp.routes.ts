@@ -12,12 +12,15 @@ import { mcpServer } from "./mcp-server";
  *
  * Every request presents an API key through the same gate as the Partner API and counts
  * against the endpoint's own limit; each tool call is then a request of its route, with that
- * route's scope and rate limit. A browser page of another origin is refused (the MCP spec's
- * Origin check): an agent's host sends no Origin, and a page of this Worker's own origin may.
+ * route's scope and rate limit. A browser page of another host is refused (the MCP spec's
+ * Origin check, by hostname): an agent's host sends no Origin, and a page of this Worker's own
+ * host may.
  */
 export function mcpRouter(send: PartnerApiFetch) {
   return createRouter().all("/", async (c, next) => originValidationResponse(c.req.raw, [new URL(c.req.url).hostname]) ?? next(),
-    guard({ scopes, rateLimit: MCP_RATE_LIMIT }),
+    // Every MCP request is a POST, but only a tool's own request writes: that one meets the
+    // move fence, so listing tools and reading keep working while the agency moves.
+    guard({ scopes, rateLimit: MCP_RATE_LIMIT, write: false }),
     async (c) => {
       const caller = {
         url: c.req.url,

@@ -16,7 +16,12 @@ import { useShard } from "@/middleware/shard-session";
  * shape, or one the gate rejects) is counted against the client IP. `scopes: "none"` marks
  * the unauthenticated routes, limited per IP.
  */
-export function guard(options: { scopes: readonly Scope[] | "none"; rateLimit: RateLimitRule }): MiddlewareHandler<AppBindings> {
+export function guard(options: {
+  scopes: readonly Scope[] | "none";
+  rateLimit: RateLimitRule;
+  /** Whether the request writes (refused while its agency moves); by default, every method but GET and HEAD. */
+  write?: boolean;
+}): MiddlewareHandler<AppBindings> {
   const { scopes, rateLimit } = options;
   return async (c, next) => {
     if (scopes === "none") {
@@ -37,7 +42,7 @@ export function guard(options: { scopes: readonly Scope[] | "none"; rateLimit: R
       limit: rateLimit.limit,
       windowSeconds: rateLimit.windowSeconds,
       scopes,
-      write: c.req.method !== "GET" && c.req.method !== "HEAD",
+      write: options.write ?? (c.req.method !== "GET" && c.req.method !== "HEAD"),
     });
     if (!("decision" in admission)) {
       await enforceIpRateLimit(c, rateLimit);
