@@ -32,8 +32,9 @@ async function errorCodeOf(response: Response): Promise<unknown> {
  * The fetch under the typed client: everything a request needs beyond its shape. It sends
  * the bearer token; gives a POST an Idempotency-Key kept across its retries; echoes the
  * bookmark of the last answer it received so reads follow this client's writes; renews an
- * expired token once (or takes the one renewed meanwhile) and repeats the request; and retries network failures, 429 and 503 after the
- * wait the API announced (or a jittered backoff). Any other answer is returned as it came.
+ * expired token once (or takes the one renewed meanwhile) and repeats the request; and
+ * retries network failures, 429 and 503 after the wait the API announced (or a jittered
+ * backoff). Any other answer is returned as it came.
  */
 export function createTransport(options: TransportOptions): FetchLike {
   let bookmark: string | undefined;
@@ -69,6 +70,7 @@ export function createTransport(options: TransportOptions): FetchLike {
       if (response.status === 401 && renewer && !renewed && typeof token === "string") {
         const newer = await renewer.afterRefusal(token, (await errorCodeOf(response)) === "token_expired");
         if (newer !== undefined) {
+          await response.body?.cancel();
           token = newer;
           renewed = true;
           continue;
