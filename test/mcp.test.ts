@@ -39,9 +39,14 @@ interface ToolAnswer {
  * An agent's MCP client, connected to /mcp of the Worker under test with an API key (or
  * none). `statuses` records the HTTP status of every request the client sent.
  */
-async function connect(token: string | null, headers: Record<string, string> = {}) {
+async function connect(token: string | null, headers: Record<string, string> = {}, options: { modern?: boolean } = {}) {
   const statuses: number[] = [];
-  const client = new Client({ name: "partner-agent", version: "1.0.0" });
+  // By default the client speaks the 2025 protocol (initialize, then requests); `modern`
+  // pins the 2026-07-28 revision, negotiated with server/discover.
+  const client = new Client(
+    { name: "partner-agent", version: "1.0.0" },
+    options.modern ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : undefined,
+  );
   const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), {
     fetch: async (url, init) => {
       const response = await exports.default.fetch(new Request(url, init));
@@ -311,6 +316,18 @@ describe("MCP server", () => {
     await expect(connect(token, { Origin: "https://evil.example.com" })).rejects.toThrow();
     const own = await connect(token, { Origin: BASE });
     expect(await toolNames(own.client)).toEqual(ALL_TOOLS);
+  });
+
+  it("serves the 2026-07-28 protocol too: the same tools and answers", async () => {
+    const { token } = await setupAgency();
+    await api("POST", "/contacts", { token, body: { first_name: "Modern", last_name: "Era" } });
+    const { client, call, statuses } = await connect(token, {}, { modern: true });
+    expect(await toolNames(client)).toEqual(ALL_TOOLS);
+    const found = await call("search_contacts", { q: "era" });
+    expect(found.structuredContent!.contacts.map((c: any) => c.first_name)).toEqual(["Modern"]);
+    await expectSameError(await call("search_contacts", { limit: 0 }), await api("GET", "/contacts?limit=0", { token }));
+    // No session and no stream: each request is answered on its own.
+    expect(statuses.every((s) => s === 200)).toBe(true);
   });
 
   it("is stateless: a bare tools/call is answered without a session opened first", async () => {
