@@ -1,5 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
+import { app } from "@/app";
 import { freezeAgency } from "@/db/agency-copy";
 import type { Env } from "@/env";
 import { invalidateKey } from "@/lib/auth/gate";
@@ -9,7 +11,7 @@ import { addDays, nextWeekday, openBusinessHours } from "./helpers/calendar-fact
 import { createAgency, createKey, setupAgency } from "./helpers/factories";
 import { admin, api, BASE, expectError } from "./helpers/http";
 import { shardDb, shardNameOf } from "./helpers/shards";
-import { setupVoiceAgency } from "./helpers/voice-factories";
+import { envWith, setupVoiceAgency } from "./helpers/voice-factories";
 
 const ALL_TOOLS = [
   "search_contacts",
@@ -39,7 +41,11 @@ interface ToolAnswer {
  * An agent's MCP client, connected to /mcp of the Worker under test with an API key (or
  * none). `statuses` records the HTTP status of every request the client sent.
  */
-async function connect(token: string | null, headers: Record<string, string> = {}, options: { modern?: boolean } = {}) {
+async function connect(
+  token: string | null,
+  headers: Record<string, string> = {},
+  options: { modern?: boolean; send?: (request: Request) => Promise<Response>; url?: string } = {},
+) {
   const statuses: number[] = [];
   // By default the client speaks the 2025 protocol (initialize, then requests); `modern`
   // pins the 2026-07-28 revision, negotiated with server/discover.
@@ -47,9 +53,10 @@ async function connect(token: string | null, headers: Record<string, string> = {
     { name: "partner-agent", version: "1.0.0" },
     options.modern ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : undefined,
   );
-  const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), {
+  const send = options.send ?? ((request: Request) => exports.default.fetch(request));
+  const transport = new StreamableHTTPClientTransport(new URL(options.url ?? `${BASE}/mcp`), {
     fetch: async (url, init) => {
-      const response = await exports.default.fetch(new Request(url, init));
+      const response = await send(new Request(url, init));
       statuses.push(response.status);
       return response;
     },
@@ -233,6 +240,16 @@ describe("MCP server", () => {
     const onPurpose = await call("send_message", { ...args, idempotency_key: "second-note" });
     expect(onPurpose.structuredContent!.message.message_uuid).not.toBe(repeat.structuredContent!.message.message_uuid);
     expect(await notes()).toBe(2);
+
+    // A refusal is kept too, and says so when repeated: an agent that cured its cause needs a new key.
+    const noPhone = (await api("POST", "/contacts", { token, body: { first_name: "No", last_name: "Phone" } })).body.contact;
+    const refusedArgs = { contact_uuid: noPhone.contact_uuid, channel: "sms", body: "Hello" };
+    const refused = await call("send_message", refusedArgs);
+    expect(refused.isError).toBe(true);
+    expect(refused._meta).toBeUndefined();
+    const refusedAgain = await call("send_message", refusedArgs);
+    expect(refusedAgain).toMatchObject({ isError: true, structuredContent: refused.structuredContent, _meta: { "partner-api/replayed": true } });
+    expect(refusedAgain.content[1]!.text).toMatch(/^Replayed: /);
   });
 
   it("replays a repeated upsert whose items list their fields in another order", async () => {
@@ -305,17 +322,32 @@ describe("MCP server", () => {
     expect(statuses.indexOf(429)).toBe(12);
   });
 
-  it("refuses a browser page of another origin, and serves this Worker's own", async () => {
+  it("lets a browser page call only from the public host: never from the request's own Host, which DNS rebinding controls", async () => {
     const { token } = await setupAgency();
-    const foreign = await exports.default.fetch(`${BASE}/mcp`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Origin: "https://evil.example.com" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-    });
-    expect(foreign.status).toBe(403);
-    await expect(connect(token, { Origin: "https://evil.example.com" })).rejects.toThrow();
-    const own = await connect(token, { Origin: BASE });
+    const rawList = (origin: string, host = BASE) =>
+      exports.default.fetch(`${host}/mcp`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream", Origin: origin },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+    expect((await rawList("https://evil.example.com")).status).toBe(403);
+    // A rebinding page: its Origin and the Host it reached agree. Still refused.
+    expect((await rawList("https://evil.example.com", "https://evil.example.com")).status).toBe(403);
+    // Without PUBLIC_BASE_URL no page is trusted, not even one of the Worker's own host.
+    expect((await rawList(BASE)).status).toBe(403);
+    await expect(connect(token, { Origin: BASE })).rejects.toThrow();
+
+    // With PUBLIC_BASE_URL, pages of that host may call; others still may not.
+    const publicEnv = envWith({ PUBLIC_BASE_URL: BASE });
+    const viaPublicEnv = async (request: Request) => {
+      const ctx = createExecutionContext();
+      const response = await app.fetch(request, publicEnv, ctx);
+      await waitOnExecutionContext(ctx);
+      return response;
+    };
+    const own = await connect(token, { Origin: BASE }, { send: viaPublicEnv });
     expect(await toolNames(own.client)).toEqual(ALL_TOOLS);
+    await expect(connect(token, { Origin: "https://evil.example.com" }, { send: viaPublicEnv, url: "https://evil.example.com/mcp" })).rejects.toThrow();
   });
 
   it("serves the 2026-07-28 protocol too: the same tools and answers", async () => {

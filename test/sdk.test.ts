@@ -7,6 +7,7 @@ import {
   PartnerApi,
   PermissionError,
   RateLimitError,
+  ServerError,
   ValidationError,
   verifyWebhook,
   WebhookVerificationError,
@@ -133,7 +134,7 @@ describe("partner SDK", () => {
       },
       fetch: async () => new Response(JSON.stringify({ success: false, error: "later", code: "agency_moving" }), { status: 503, headers: { "Retry-After": "30" } }),
     });
-    await expect(patient.get("/contacts")).rejects.toMatchObject({ status: 503, code: "agency_moving", retryAfter: 30 });
+    await expect(patient.get("/contacts")).rejects.toMatchObject({ constructor: ServerError, status: 503, code: "agency_moving", retryAfter: 30 });
   });
 
   it("throws a 400 at once, typed, with the API's message and field details: no retry", async () => {
@@ -196,6 +197,18 @@ describe("partner SDK", () => {
     expect(seen).toHaveLength(23);
     expect(new Set(seen).size).toBe(23);
     expect(sent.map((s) => new URL(s.path, BASE).searchParams.has("cursor"))).toEqual([false, true, true]);
+
+    // From a page number: the cursor carries the walk after it (page with cursor would be a 400).
+    const fromPage = sdk({ token });
+    let count = 0;
+    for await (const contact of fromPage.client.list("/contacts", { params: { query: { q: "Walked", page: 1, limit: 20 } } })) count += contact ? 1 : 0;
+    expect(count).toBe(23);
+    const queries = fromPage.sent.map((s) => new URL(s.path, BASE).searchParams);
+    expect(queries.map((q) => [q.get("page"), q.has("cursor")])).toEqual([["1", false], [null, true]]);
+    // Without a limit, the largest page.
+    const whole = sdk({ token });
+    for await (const contact of whole.client.list("/contacts", { params: { query: { q: "Walked" } } })) expect(contact.last_name).toBe("Walked");
+    expect(whole.sent.map((s) => new URL(s.path, BASE).searchParams.get("limit"))).toEqual(["100"]);
   });
 
   it("reads its own writes: each request carries the bookmark of the answer before it", async () => {
@@ -210,6 +223,32 @@ describe("partner SDK", () => {
     expect(sent[0]!.answeredBookmark).toMatch(/^DB(_EU)?:/);
     expect(sent[1]!.headers.get("X-D1-Bookmark")).toBe(sent[0]!.answeredBookmark);
     expect(sent[2]!.headers.get("X-D1-Bookmark")).toBe(sent[1]!.answeredBookmark);
+  });
+
+  it("keeps the latest bookmark when an earlier request's answer arrives after a later one's", async () => {
+    const bookmark = (n: number) => `DB:00000000-${String(n).padStart(8, "0")}-00000000-${"0".repeat(32)}`;
+    let releaseSlow!: () => void;
+    const slowHeld = new Promise<void>((resolve) => (releaseSlow = resolve));
+    const answer = (n: number) => new Response(JSON.stringify({ success: true, tags: [] }), { headers: { "X-D1-Bookmark": bookmark(n), "Content-Type": "application/json" } });
+    let calls = 0;
+    const { client, sent } = sdk({
+      token: "pa_fake",
+      // The first request (a read) is answered last, with the older bookmark 3; the second (a write) answers 5 at once.
+      fetch: async () => {
+        const n = ++calls;
+        if (n === 1) {
+          await slowHeld;
+          return answer(3);
+        }
+        return answer(n === 2 ? 5 : 6);
+      },
+    });
+    const slowRead = client.get("/contacts/tags");
+    await client.get("/contacts/tags");
+    releaseSlow();
+    await slowRead;
+    await client.get("/contacts/tags");
+    expect(sent[2]!.headers.get("X-D1-Bookmark")).toBe(bookmark(5));
   });
 
   it("renews an expired token exactly once when several requests find it expired together", async () => {

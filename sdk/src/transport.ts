@@ -20,6 +20,18 @@ export interface TransportOptions {
   headers?: Record<string, string>;
 }
 
+/**
+ * The later of two bookmarks. D1's are fixed-width hex, in order as text; the API tags each with
+ * its database (`DB:…`). Answers can arrive out of order, so a late answer to an early read must
+ * not replace a write's newer bookmark. One of another database (the agency moved) is taken.
+ */
+export function laterBookmark(current: string | undefined, seen: string): string {
+  if (current === undefined) return seen;
+  const tagOf = (bookmark: string) => bookmark.slice(0, bookmark.indexOf(":") + 1);
+  if (tagOf(current) !== tagOf(seen) || current.length !== seen.length) return seen;
+  return seen > current ? seen : current;
+}
+
 async function errorCodeOf(response: Response): Promise<unknown> {
   try {
     return ((await response.clone().json()) as { code?: unknown }).code;
@@ -31,7 +43,7 @@ async function errorCodeOf(response: Response): Promise<unknown> {
 /**
  * The fetch under the typed client: everything a request needs beyond its shape. It sends
  * the bearer token; gives a POST an Idempotency-Key kept across its retries; echoes the
- * bookmark of the last answer it received so reads follow this client's writes; renews an
+ * latest bookmark it has received so reads follow this client's writes; renews an
  * expired token once (or takes the one renewed meanwhile) and repeats the request; and
  * retries network failures, 429 and 503 after the wait the API announced (or a jittered
  * backoff). Any other answer is returned as it came.
@@ -65,7 +77,7 @@ export function createTransport(options: TransportOptions): FetchLike {
       }
 
       const seen = response.headers.get(BOOKMARK_HEADER);
-      if (seen) bookmark = seen;
+      if (seen) bookmark = laterBookmark(bookmark, seen);
 
       if (response.status === 401 && renewer && !renewed && typeof token === "string") {
         const newer = await renewer.afterRefusal(token, (await errorCodeOf(response)) === "token_expired");

@@ -83,7 +83,7 @@ async function routeRequest(
 
 const REPLAYED_NOTE =
   "Replayed: an identical call (same arguments) was made within the last 24 hours; this is its stored answer and nothing was done " +
-  "again. To do it again on purpose, call with a new idempotency_key.";
+  "again. To do it again on purpose (or to try again after fixing what refused it), call with a new idempotency_key.";
 
 /** A refused call as a tool error: the API's own message, its code and status, and when to retry. */
 function toolError(status: number, envelope: Partial<ErrorBody>, response: Response): CallToolResult {
@@ -124,10 +124,12 @@ export async function callRoute(
   if (refused) return refused;
   const response = await send(await routeRequest(tool, route, places, args, caller), caller.env, caller.executionCtx);
   const body = (await response.json()) as Record<string, unknown>;
-  if (!response.ok) return toolError(response.status, body as Partial<ErrorBody>, response);
-  const result: CallToolResult = { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body };
+  const result: CallToolResult = response.ok
+    ? { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body }
+    : toolError(response.status, body as Partial<ErrorBody>, response);
+  // An agent must be able to tell "done again" from "already done", and a refusal it may have
+  // cured meanwhile (a wallet topped up, a slot freed) from a fresh one: the API keeps both 24 hours.
   if (response.headers.get("Idempotent-Replayed") === "true") {
-    // An agent must be able to tell "done again" from "already done".
     result.content.push({ type: "text", text: REPLAYED_NOTE });
     result._meta = { "partner-api/replayed": true };
   }

@@ -3,8 +3,23 @@ import { scopes } from "@/lib/auth/scopes";
 import { createRouter } from "@/lib/create-router";
 import { MCP_RATE_LIMIT } from "@/lib/rate-limits";
 import { guard } from "@/middleware/guard";
+import type { Env } from "@/env";
 import type { PartnerApiFetch } from "./call-route";
 import { mcpServer } from "./mcp-server";
+
+/**
+ * The hosts whose browser pages may call /mcp: the Worker's public one (PUBLIC_BASE_URL), or
+ * none. Not the request's own Host, which a DNS-rebinding page controls along with its Origin
+ * (the MCP spec's reason for the check). Agents' hosts send no Origin and always pass.
+ */
+function browserHosts(env: Env): string[] {
+  if (!env.PUBLIC_BASE_URL) return [];
+  try {
+    return [new URL(env.PUBLIC_BASE_URL).hostname];
+  } catch {
+    return [];
+  }
+}
 
 /**
  * `/mcp`: the remote MCP server (streamable HTTP, stateless: each request builds its server
@@ -12,12 +27,10 @@ import { mcpServer } from "./mcp-server";
  *
  * Every request presents an API key through the same gate as the Partner API and counts
  * against the endpoint's own limit; each tool call is then a request of its route, with that
- * route's scope and rate limit. A browser page of another host is refused (the MCP spec's
- * Origin check, by hostname): an agent's host sends no Origin, and a page of this Worker's own
- * host may.
+ * route's scope and rate limit.
  */
 export function mcpRouter(send: PartnerApiFetch) {
-  return createRouter().all("/", async (c, next) => originValidationResponse(c.req.raw, [new URL(c.req.url).hostname]) ?? next(),
+  return createRouter().all("/", async (c, next) => originValidationResponse(c.req.raw, browserHosts(c.env)) ?? next(),
     // Every MCP request is a POST, but only a tool's own request writes: that one meets the
     // move fence, so listing tools and reading keep working while the agency moves.
     guard({ scopes, rateLimit: MCP_RATE_LIMIT, write: false }),
