@@ -1,7 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
-import { app } from "@/app";
 import { freezeAgency } from "@/db/agency-copy";
 import type { Env } from "@/env";
 import { invalidateKey } from "@/lib/auth/gate";
@@ -11,7 +9,7 @@ import { addDays, nextWeekday, openBusinessHours } from "./helpers/calendar-fact
 import { createAgency, createKey, setupAgency } from "./helpers/factories";
 import { admin, api, BASE, expectError } from "./helpers/http";
 import { shardDb, shardNameOf } from "./helpers/shards";
-import { envWith, setupVoiceAgency } from "./helpers/voice-factories";
+import { envWith, fetchWithEnv, setupVoiceAgency } from "./helpers/voice-factories";
 
 const ALL_TOOLS = [
   "search_contacts",
@@ -339,12 +337,7 @@ describe("MCP server", () => {
 
     // With PUBLIC_BASE_URL, pages of that host may call; others still may not.
     const publicEnv = envWith({ PUBLIC_BASE_URL: BASE });
-    const viaPublicEnv = async (request: Request) => {
-      const ctx = createExecutionContext();
-      const response = await app.fetch(request, publicEnv, ctx);
-      await waitOnExecutionContext(ctx);
-      return response;
-    };
+    const viaPublicEnv = (request: Request) => fetchWithEnv(publicEnv, request);
     const own = await connect(token, { Origin: BASE }, { send: viaPublicEnv });
     expect(await toolNames(own.client)).toEqual(ALL_TOOLS);
     await expect(connect(token, { Origin: "https://evil.example.com" }, { send: viaPublicEnv, url: "https://evil.example.com/mcp" })).rejects.toThrow();

@@ -1,15 +1,13 @@
 import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 // Twilio's own signing helper: the one Twilio's SDKs validate with.
 import { getExpectedTwilioSignature } from "twilio/lib/webhooks/webhooks";
-import { app } from "@/app";
 import type { Env } from "@/env";
 import { admin, BASE, expectError } from "./helpers/http";
 import { setupAgency, type TestAgency } from "./helpers/factories";
 import { createContact } from "./helpers/path-factories";
 import { dbOf } from "./helpers/shards";
-import { createCall, createVoiceAgent, envWith, getCall, getWallet, ledgerOf, recordingQueue, setupVoiceAgency } from "./helpers/voice-factories";
+import { createCall, createVoiceAgent, envWith, fetchWithEnv, getCall, getWallet, ledgerOf, recordingQueue, setupVoiceAgency } from "./helpers/voice-factories";
 import { deliver, dial, poll } from "./helpers/voice-queue";
 
 const PUBLIC = "https://partner.test";
@@ -31,9 +29,7 @@ afterEach(() => {
 async function send(customEnv: Env, path: string, init: RequestInit & { token?: string } = {}) {
   const headers = new Headers(init.headers);
   if (init.token) headers.set("Authorization", `Bearer ${init.token}`);
-  const ctx = createExecutionContext();
-  const res = await app.fetch(new Request(`${BASE}${path}`, { ...init, headers }), customEnv, ctx);
-  await waitOnExecutionContext(ctx);
+  const res = await fetchWithEnv(customEnv, new Request(`${BASE}${path}`, { ...init, headers }));
   const text = await res.text();
   let body: any = text;
   try {

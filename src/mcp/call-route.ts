@@ -19,6 +19,14 @@ export interface CallerRequest {
   executionCtx: Context["executionCtx"];
 }
 
+/** A tool as its calls need it: its name (for derived keys), its route and where each argument goes. */
+export interface RouteCall {
+  name: string;
+  method: string;
+  path: string;
+  places: ArgumentPlaces;
+}
+
 /** JSON with object keys sorted, so the same arguments always give the same text. */
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
@@ -53,14 +61,9 @@ function pathSegment(value: unknown): string {
 }
 
 /** The route's request from the tool's arguments: path parameters, query string and JSON body. */
-async function routeRequest(
-  tool: string,
-  route: { method: string; path: string },
-  places: ArgumentPlaces,
-  args: Record<string, unknown>,
-  caller: CallerRequest,
-): Promise<Request> {
-  const path = route.path.replace(/\{([^}]+)\}/g, (_, name: string) => pathSegment(args[name]));
+async function routeRequest(tool: RouteCall, args: Record<string, unknown>, caller: CallerRequest): Promise<Request> {
+  const { places } = tool;
+  const path = tool.path.replace(/\{([^}]+)\}/g, (_, name: string) => pathSegment(args[name]));
   const url = new URL(`/api/v2${path}`, caller.url);
   // An argument the body takes goes in the body (booking takes agent_uuid in either).
   for (const name of places.query) {
@@ -69,8 +72,8 @@ async function routeRequest(
   }
   const headers = new Headers({ Authorization: caller.authorization, "X-Request-Id": caller.requestId });
   if (caller.clientIp) headers.set("CF-Connecting-IP", caller.clientIp);
-  const method = route.method.toUpperCase();
-  if (method === "POST") headers.set("Idempotency-Key", await idempotencyKeyOf(tool, args));
+  const method = tool.method.toUpperCase();
+  if (method === "POST") headers.set("Idempotency-Key", await idempotencyKeyOf(tool.name, args));
   let body: string | undefined;
   if (places.body.length > 0 || method === "POST") {
     // Canonical like the derived key: the API replays a key only for the very same body bytes,
@@ -112,17 +115,10 @@ function unknownArguments(places: ArgumentPlaces, args: Record<string, unknown>,
 }
 
 /** Carries out a tool call through its route and turns the answer into the tool's result. */
-export async function callRoute(
-  send: PartnerApiFetch,
-  tool: string,
-  route: { method: string; path: string },
-  places: ArgumentPlaces,
-  args: Record<string, unknown>,
-  caller: CallerRequest,
-): Promise<CallToolResult> {
-  const refused = unknownArguments(places, args, route.method === "post");
+export async function callRoute(send: PartnerApiFetch, tool: RouteCall, args: Record<string, unknown>, caller: CallerRequest): Promise<CallToolResult> {
+  const refused = unknownArguments(tool.places, args, tool.method === "post");
   if (refused) return refused;
-  const response = await send(await routeRequest(tool, route, places, args, caller), caller.env, caller.executionCtx);
+  const response = await send(await routeRequest(tool, args, caller), caller.env, caller.executionCtx);
   const body = (await response.json()) as Record<string, unknown>;
   const result: CallToolResult = response.ok
     ? { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body }

@@ -1,6 +1,6 @@
 import { McpServer } from "@modelcontextprotocol/server";
 import { hasAnyScope } from "@/lib/auth/scopes";
-import { callRoute, type CallerRequest, type PartnerApiFetch } from "./call-route";
+import { callRoute, type CallerRequest, type PartnerApiFetch, type RouteCall } from "./call-route";
 import { toolInput } from "./tool-input";
 import { scopesOf, tools, type McpTool } from "./tools";
 
@@ -13,15 +13,17 @@ const INSTRUCTIONS =
   "the next. Writes are safe to repeat: the same call with the same arguments within 24 hours returns the first answer.";
 
 // A tool's input schema and argument places never change: built once per isolate, not per request.
-const inputs = new Map<McpTool, ReturnType<typeof toolInput>>();
-const inputOf = (tool: McpTool) => {
-  let input = inputs.get(tool);
-  if (!input) {
-    input = toolInput(tool.route, { idempotent: tool.route.method === "post", ...(tool.refine ? { refine: tool.refine } : {}) });
-    inputs.set(tool, input);
+const prepared = new Map<McpTool, { call: RouteCall; schema: ReturnType<typeof toolInput>["schema"] }>();
+function prepare(tool: McpTool) {
+  let ready = prepared.get(tool);
+  if (!ready) {
+    const { method, path } = tool.route;
+    const { schema, places } = toolInput(tool.route, { idempotent: method === "post", ...(tool.refine ? { refine: tool.refine } : {}) });
+    ready = { call: { name: tool.name, method, path, places }, schema };
+    prepared.set(tool, ready);
   }
-  return input;
-};
+  return ready;
+}
 
 /**
  * The MCP server of one request: the tools the key's scopes allow, each carried out by its
@@ -31,17 +33,16 @@ export function mcpServer(grantedScopes: readonly string[], send: PartnerApiFetc
   const server = new McpServer(MCP_SERVER_INFO, { instructions: INSTRUCTIONS });
   for (const tool of tools) {
     if (!hasAnyScope(grantedScopes, scopesOf(tool))) continue;
-    const { schema, places } = inputOf(tool);
-    const { method, path } = tool.route;
+    const { call, schema } = prepare(tool);
     server.registerTool(
       tool.name,
       {
         title: tool.title,
-        description: `${tool.purpose}\n\nCalls \`${method.toUpperCase()} /api/v2${path}\`: ${tool.route.description ?? ""}`,
+        description: `${tool.purpose}\n\nCalls \`${call.method.toUpperCase()} /api/v2${call.path}\`: ${tool.route.description ?? ""}`,
         inputSchema: schema,
         annotations: { title: tool.title, ...tool.annotations },
       },
-      (args: unknown) => callRoute(send, tool.name, { method, path }, places, (args ?? {}) as Record<string, unknown>, caller),
+      (args: unknown) => callRoute(send, call, (args ?? {}) as Record<string, unknown>, caller),
     );
   }
   return server;

@@ -4,7 +4,7 @@ import { createRouter } from "@/lib/create-router";
 import { MCP_RATE_LIMIT } from "@/lib/rate-limits";
 import { guard } from "@/middleware/guard";
 import type { Env } from "@/env";
-import type { PartnerApiFetch } from "./call-route";
+import type { CallerRequest, PartnerApiFetch } from "./call-route";
 import { mcpServer } from "./mcp-server";
 
 /**
@@ -30,24 +30,28 @@ function browserHosts(env: Env): string[] {
  * route's scope and rate limit.
  */
 export function mcpRouter(send: PartnerApiFetch) {
+  // One handler for the isolate, as the MCP SDK intends: it holds no session, and what varies
+  // per request (the key's scopes, the caller to act as) reaches the factory as its authInfo.
+  const handler = createMcpHandler(({ authInfo }) => mcpServer(authInfo?.scopes ?? [], send, authInfo?.extra?.caller as CallerRequest));
   return createRouter().all("/", async (c, next) => originValidationResponse(c.req.raw, browserHosts(c.env)) ?? next(),
     // Every MCP request is a POST, but only a tool's own request writes: that one meets the
     // move fence, so listing tools and reading keep working while the agency moves.
     guard({ scopes, rateLimit: MCP_RATE_LIMIT, write: false }),
     async (c) => {
-      const caller = {
+      const { keyId, scopes: granted } = c.var.caller;
+      const authorization = c.req.header("Authorization") ?? "";
+      const caller: CallerRequest = {
         url: c.req.url,
-        authorization: c.req.header("Authorization") ?? "",
+        authorization,
         clientIp: c.req.header("CF-Connecting-IP"),
         requestId: c.var.requestId,
         env: c.env,
         executionCtx: c.executionCtx,
       };
-      const handler = createMcpHandler(() => mcpServer(c.var.caller.scopes, send, caller));
       // The body limits have read the body already (Hono keeps the bytes): hand the SDK a fresh request.
       const hasBody = c.req.method !== "GET" && c.req.method !== "HEAD";
       const request = new Request(c.req.url, { method: c.req.method, headers: c.req.raw.headers, body: hasBody ? await c.req.arrayBuffer() : undefined });
-      return handler.fetch(request);
+      return handler.fetch(request, { authInfo: { token: authorization.replace(/^Bearer\s+/i, ""), clientId: keyId, scopes: [...granted], extra: { caller } } });
     },
   );
 }

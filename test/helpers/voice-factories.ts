@@ -167,19 +167,24 @@ export function recordingQueue<T = CallMessage>(options: { failing?: boolean } =
 /** The Worker's env with another CALL_QUEUE (and any other overrides). */
 export const envWith = (overrides: Partial<Env>): Env => ({ ...(env as unknown as Env), ...overrides });
 
+/** Sends a request straight to the app with a custom env, waiting for its background work. */
+export async function fetchWithEnv(customEnv: Env, request: Request): Promise<Response> {
+  const ctx = createExecutionContext();
+  const res = await app.fetch(request, customEnv, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
+}
+
 /** Sends a partner request straight to the app with a custom env (e.g. a recording queue). */
 export async function apiWithEnv(customEnv: Env, method: string, path: string, token: string, body?: unknown) {
-  const ctx = createExecutionContext();
-  const res = await app.fetch(
+  const res = await fetchWithEnv(
+    customEnv,
     new Request(`${BASE}/api/v2${path}`, {
       method,
       headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     }),
-    customEnv,
-    ctx,
   );
-  await waitOnExecutionContext(ctx);
   return { status: res.status, headers: res.headers, body: (await res.json()) as any };
 }
 
