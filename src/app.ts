@@ -7,6 +7,10 @@ import { twilioRouter } from "@/providers/twilio/twilio.routes";
 import { vapiRouter } from "@/providers/vapi/vapi.routes";
 import { dashboardRouter } from "@/dashboard/dashboard.index";
 import { mcpRouter } from "@/mcp/mcp.routes";
+import { toolScopes } from "@/mcp/tools";
+import { scopes } from "@/lib/auth/scopes";
+import { OAUTH_PATHS } from "@/lib/auth/oauth-server";
+import { oauthRouter, protectedResourceMetadata } from "@/routes/oauth/oauth.routes";
 import { authRouter } from "@/routes/auth/auth.index";
 import { contactsRouter } from "@/routes/contacts/contacts.index";
 import { fieldsRouter } from "@/routes/fields/fields.index";
@@ -123,6 +127,11 @@ export function buildApp() {
   // Provider callbacks: signed by the provider, no API key, not in the Partner API document.
   app.route("/", twilioRouter);
   app.route("/", vapiRouter);
+  // OAuth 2.1 for connected apps and MCP hosts (docs/decisions: connected apps): discovery, token,
+  // registration, and each resource's metadata; the consent page is the dashboard's.
+  app.route("/", oauthRouter);
+  app.on(["GET", "HEAD", "OPTIONS"], OAUTH_PATHS.resourceMetadata, protectedResourceMetadata("api", scopes));
+  app.on(["GET", "HEAD", "OPTIONS"], `${OAUTH_PATHS.resourceMetadata}/mcp`, protectedResourceMetadata("mcp", toolScopes));
   // The MCP server for agents: each tool call goes through the whole app as a request of its route.
   app.route("/mcp", mcpRouter((request, env, executionCtx) => app.fetch(request, env, executionCtx)));
   // The agency dashboard: HTML pages with their own headers, session and CSRF checks; no CORS.

@@ -454,6 +454,9 @@ describe("CSRF refusal on every dashboard form", () => {
     [`/dashboard/integrations/webhooks/${endpointId}/disable`, {}],
     [`/dashboard/integrations/webhooks/${endpointId}/test`, {}],
     [`/dashboard/integrations/webhooks/${endpointId}/rotate-secret`, {}],
+    // A grant id's shape: the form is refused before anything looks it up.
+    [`/dashboard/integrations/apps/${endpointId === ":id" ? ":id" : "AAAAAAAAAAAAAAAA"}/revoke`, {}],
+    ["/dashboard/oauth/authorize", { handle: "any", decision: "approve" }],
   ];
 
   it("lists every POST route the dashboard has", () => {

@@ -10,6 +10,7 @@ import { leadOrdersAdminRouter } from "./lead-orders.admin";
 import { settingsAdminRouter } from "./settings.admin";
 import { dashboardLinksAdminRouter } from "./dashboard-links.admin";
 import { shardsAdminRouter } from "./shards.admin";
+import { grantsAdminRouter } from "./grants.admin";
 
 const router = createRouter();
 router.openAPIRegistry.registerComponent("securitySchemes", ADMIN_BEARER, { type: "http", scheme: "bearer" });
@@ -34,6 +35,7 @@ router.route("/", settingsAdminRouter);
 router.route("/", voiceAdminRouter);
 router.route("/", dashboardLinksAdminRouter);
 router.route("/", shardsAdminRouter);
+router.route("/", grantsAdminRouter);
 
 let document: ReturnType<typeof router.getOpenAPIDocument> | undefined;
 router.get("/openapi.json", adminAuth, (c) =>

@@ -11,6 +11,8 @@ export interface DashboardBindings {
   Variables: AppBindings["Variables"] & {
     session: DashboardSession;
     form: FormFields;
+    /** The one other origin the page's form may lead to (http/page-headers.ts): the consent page's app. */
+    formTarget?: string;
   };
 }
 

@@ -2,12 +2,18 @@ import { Hono } from "hono";
 import { csrfToken, sameOrigin } from "./auth/csrf";
 import { requireSession } from "./auth/require-session";
 import type { DashboardBindings } from "./dashboard-env";
+import * as apps from "./handlers/apps.handlers";
 import * as audit from "./handlers/audit.handlers";
+import * as consent from "./handlers/consent.handlers";
 import { notFoundPage, onDashboardError } from "./handlers/errors";
 import * as keys from "./handlers/keys.handlers";
 import * as signIn from "./handlers/sign-in.handlers";
 import * as webhooks from "./handlers/webhooks.handlers";
 import { pageHeaders } from "./http/page-headers";
+import { DASHBOARD, paths } from "./paths";
+
+/** The consent page's path within the dashboard. */
+const CONSENT_PATH = paths.authorize.slice(DASHBOARD.length);
 
 /**
  * The agency dashboard, mounted at /dashboard: server-rendered pages for owners and admins.
@@ -22,6 +28,10 @@ dashboard.use("*", pageHeaders);
 dashboard.post("*", sameOrigin);
 dashboard.get("/sign-in/:token", signIn.openLink);
 dashboard.get("/signed-out", signIn.signedOut);
+// The consent page of connected apps: it finds its own session (a visitor without one is asked
+// to sign in and come back; an agent is refused) before the form's CSRF check.
+dashboard.get(CONSENT_PATH, consent.showConsent);
+dashboard.post(CONSENT_PATH, consent.consentSession, csrfToken, consent.decideConsent);
 
 dashboard.use("*", requireSession);
 dashboard.post("*", csrfToken);
@@ -43,6 +53,10 @@ dashboard.post("/integrations/webhooks/:endpointId/enable", webhooks.enableWebho
 dashboard.post("/integrations/webhooks/:endpointId/disable", webhooks.disableWebhook);
 dashboard.post("/integrations/webhooks/:endpointId/test", webhooks.testWebhook);
 dashboard.post("/integrations/webhooks/:endpointId/rotate-secret", webhooks.rotateWebhookSecret);
+
+dashboard.get("/integrations/apps", apps.listApps);
+dashboard.get("/integrations/apps/:grantId/revoke", apps.confirmRevokeApp);
+dashboard.post("/integrations/apps/:grantId/revoke", apps.revokeApp);
 
 dashboard.get("/audit-log", audit.showAuditLog);
 

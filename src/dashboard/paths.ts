@@ -1,3 +1,5 @@
+import { OAUTH_PATHS } from "@/lib/auth/oauth-server";
+
 /** Every dashboard URL, in one place: pages link to each other through these. */
 export const DASHBOARD = "/dashboard";
 
@@ -10,6 +12,10 @@ export const paths = {
   webhooks: `${DASHBOARD}/integrations/webhooks`,
   webhook: (endpointId: string) => `${DASHBOARD}/integrations/webhooks/${endpointId}`,
   auditLog: `${DASHBOARD}/audit-log`,
+  apps: `${DASHBOARD}/integrations/apps`,
+  app: (grantId: string) => `${DASHBOARD}/integrations/apps/${grantId}`,
+  /** The OAuth authorization endpoint: the consent page (lib/auth/oauth-server.ts). */
+  authorize: OAUTH_PATHS.authorize,
   /** Workers static assets: public/dashboard/assets/. */
   stylesheet: `${DASHBOARD}/assets/dashboard.css`,
   copyScript: `${DASHBOARD}/assets/copy.js`,

@@ -37,6 +37,7 @@ const tablesInCopyOrder: [SQLiteTable, Partial<Omit<AgencyTable, "name" | "colum
   [schema.apiKeys],
   [schema.burnedSecrets, { scope: "key_id IN (SELECT id FROM api_keys WHERE agency_id = ?1)" }],
   [schema.securityEvents],
+  [schema.appGrants],
   [schema.auditLog],
   [schema.dashboardLinks],
   [schema.dashboardSessions],

@@ -1,8 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
-import { recordLocation, shardDatabase } from "@/db/shards";
+import { agencyLocation, recordLocation, shardDatabase } from "@/db/shards";
 import type { Env } from "@/env";
+import { authorizationServer } from "@/lib/auth/oauth-server";
 import { hasAnyScope, type Scope } from "@/lib/auth/scopes";
-import { timingSafeEqual } from "@/lib/crypto";
+import { sha256Hex, timingSafeEqual } from "@/lib/crypto";
 import type { Caller } from "@/lib/context";
 import { effectiveLimit } from "@/lib/rate-limits";
 import { LastUsedWriter } from "./last-used";
@@ -25,6 +26,22 @@ export interface AdmissionRequest {
   /** Any one of these grants access. */
   scopes: readonly Scope[];
   /** The request changes data (not GET or HEAD): refused while the key's agency is moving. */
+  write: boolean;
+}
+
+/** A request carrying a connected app's OAuth access token, for its grant's gate. */
+export interface GrantAdmissionRequest {
+  grantId: string;
+  /** The access token itself: only the OAuth library can check it (its record is keyed by the token's hash, its props sealed with it). */
+  token: string;
+  /** The issuer the request came to, whose authorization server issued the token. */
+  issuer: string;
+  /** The token audiences (RFC 8707 resources) this route accepts, most likely first. */
+  audiences: readonly string[];
+  bucket: string;
+  limit: number;
+  windowSeconds: number;
+  scopes: readonly Scope[];
   write: boolean;
 }
 
@@ -72,6 +89,21 @@ interface KeyState {
  */
 const KEY_CACHE_MS = 60_000;
 const BUCKET_PREFIX = "bucket:";
+/** A grant's gate remembers its revocation here, so no copy of the token in KV can bring it back. */
+const REVOKED_KEY = "revoked";
+
+/** An OAuth access token the library vouched for, remembered for KEY_CACHE_MS at most. */
+interface GrantToken {
+  agencyId: string;
+  clientId: string;
+  scopes: string[];
+  audience: string;
+  expiresAtMs: number;
+  checkedAt: number;
+}
+
+/** A grant's gate keeps at most this many tokens in mind: its app holds one or two at a time. */
+const MAX_GRANT_TOKENS = 16;
 
 interface Window {
   counts: [second: number, count: number][];
@@ -84,10 +116,11 @@ const secondsUntilExpiry = (s: number, windowSeconds: number, now: number) =>
   Math.max(1, Math.ceil(((s + windowSeconds) * 1000 - now) / 1000));
 
 /**
- * The gate in front of the Partner API: one instance per API key (`key:<id>`) or per client
- * IP (`ip:<address>`). For a key it answers authentication, scope and rate limit in one call,
- * from a cached copy of the key's row, so an authenticated request costs one Durable Object
- * round trip plus the handler's own D1 work. An IP's instance also answers the operator token
+ * The gate in front of the Partner API: one instance per API key (`key:<id>`), per connected
+ * app's OAuth grant (`grant:<id>`) or per client IP (`ip:<address>`). For a key or a grant it
+ * answers authentication, scope and rate limit in one call, from a cached copy of the key's row
+ * (or of the grant's token), so an authenticated request costs one Durable Object round trip
+ * plus the handler's own D1 work, whichever credential it carries. An IP's instance also answers the operator token
  * and counts its failures (`admitOperator`).
  * An admitted request also marks the key used: `last_used_at` is written behind, at most once
  * a minute (last-used.ts), so it adds no D1 write to the request.
@@ -102,6 +135,10 @@ export class AccessGate extends DurableObject<Env> {
   private key: { state: KeyState | null; loadedAt: number } | undefined;
   private generation = 0;
   private readonly lastUsed: LastUsedWriter;
+  /** A grant's gate: the tokens it checked, by hash, and where the grant's agency lives. */
+  private readonly grantTokens = new Map<string, GrantToken>();
+  private agencyPlace: { agencyId: string; place: { shard: string; moving: boolean } | null; loadedAt: number } | undefined;
+  private revoked = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -111,6 +148,7 @@ export class AccessGate extends DurableObject<Env> {
       for (const [name, counts] of await ctx.storage.list<[number, number][]>({ prefix: BUCKET_PREFIX })) {
         this.logs.set(name.slice(BUCKET_PREFIX.length), counts);
       }
+      this.revoked = (await ctx.storage.get<boolean>(REVOKED_KEY)) === true;
     });
   }
 
@@ -124,19 +162,58 @@ export class AccessGate extends DurableObject<Env> {
     if (!hasAnyScope(key.scopes, request.scopes)) return { outcome: "forbidden", decision };
     if (key.moving && request.write) return { outcome: "moving", decision };
     const caller: Caller = {
-      keyId: request.keyId,
+      credential: { type: "api_key", keyId: request.keyId },
       agencyId: key.agencyId,
       shard: key.shard,
       scopes: key.scopes,
     };
-    this.lastUsed.touch(request.keyId, shardDatabase(this.env, key.shard));
+    this.lastUsed.touch("api_keys", request.keyId, shardDatabase(this.env, key.shard));
     return { outcome: "admitted", caller, decision };
   }
 
-  /** Forget the cached key: the next request reads the row again. */
+  /**
+   * A connected app's request: the grant's gate checks its OAuth token (the library's record,
+   * read once a minute at most), the audience, the rate limit and the scope in one call, as
+   * `admit` does for a key; a grant counts against the route's limit like a key.
+   */
+  async admitGrant(request: GrantAdmissionRequest): Promise<Admission> {
+    if (this.revoked) return { outcome: "invalid" };
+    const token = await this.grantToken(request);
+    if (!token) return { outcome: "invalid" };
+    if (token.expiresAtMs <= Date.now()) return { outcome: "expired" };
+    const place = await this.placeOf(token.agencyId);
+    if (!place) return { outcome: "invalid" };
+
+    const decision = this.consume(request.bucket, request.limit, request.windowSeconds);
+    if (!decision.allowed) return { outcome: "forbidden", decision };
+    if (!hasAnyScope(token.scopes, request.scopes)) return { outcome: "forbidden", decision };
+    if (place.moving && request.write) return { outcome: "moving", decision };
+    const caller: Caller = {
+      credential: { type: "app_grant", grantId: request.grantId, clientId: token.clientId },
+      agencyId: token.agencyId,
+      shard: place.shard,
+      scopes: token.scopes,
+    };
+    this.lastUsed.touch("app_grants", request.grantId, shardDatabase(this.env, place.shard));
+    return { outcome: "admitted", caller, decision };
+  }
+
+  /** Forget the cached key (or grant tokens and agency): the next request reads them again. */
   invalidate(): void {
     this.generation++;
     this.key = undefined;
+    this.grantTokens.clear();
+    this.agencyPlace = undefined;
+  }
+
+  /**
+   * The grant was revoked: every token of it is refused from now on, by this gate's own stored
+   * word, whatever a slower copy of the OAuth records still holds.
+   */
+  async revoke(): Promise<void> {
+    this.revoked = true;
+    this.invalidate();
+    await this.ctx.storage.put(REVOKED_KEY, true);
   }
 
   /**
@@ -235,6 +312,47 @@ export class AccessGate extends DurableObject<Env> {
     // An invalidation that arrived while we were reading wins: don't cache what it replaced.
     if (generation === this.generation) this.key = { state, loadedAt: Date.now() };
     return state;
+  }
+
+  /**
+   * The token as the OAuth library vouches for it, for one of the audiences the route accepts;
+   * remembered for a minute, so an app's busy token costs the KV read once a minute.
+   */
+  private async grantToken(request: GrantAdmissionRequest): Promise<GrantToken | null> {
+    const hash = await sha256Hex(request.token);
+    const cached = this.grantTokens.get(hash);
+    if (cached && Date.now() - cached.checkedAt < KEY_CACHE_MS) return request.audiences.includes(cached.audience) ? cached : null;
+    const generation = this.generation;
+    const server = authorizationServer(request.issuer);
+    for (const audience of request.audiences) {
+      const valid = await server.validateToken(audience, request.token, this.env);
+      if (!valid) continue;
+      const token: GrantToken = {
+        agencyId: valid.userId,
+        clientId: valid.clientId,
+        scopes: valid.scope,
+        audience: valid.audience,
+        expiresAtMs: valid.expiresAt * 1000,
+        checkedAt: Date.now(),
+      };
+      if (generation === this.generation && !this.revoked) {
+        if (this.grantTokens.size >= MAX_GRANT_TOKENS) this.grantTokens.clear();
+        this.grantTokens.set(hash, token);
+      }
+      return token;
+    }
+    return null;
+  }
+
+  /** Where the grant's agency lives, from the directory once a minute at most (as a key's row). */
+  private async placeOf(agencyId: string): Promise<{ shard: string; moving: boolean } | null> {
+    const known = this.agencyPlace;
+    if (known && known.agencyId === agencyId && Date.now() - known.loadedAt < KEY_CACHE_MS) return known.place;
+    const generation = this.generation;
+    const location = await agencyLocation(this.env, agencyId);
+    const place = location ? { shard: location.shard, moving: location.movingTo !== null } : null;
+    if (generation === this.generation) this.agencyPlace = { agencyId, place, loadedAt: Date.now() };
+    return place;
   }
 
   private load(bucket: string): [second: number, count: number][] {

@@ -1,10 +1,16 @@
 /** How often a key's `last_used_at` is written at most: the column is up to this stale. */
 export const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
+/** The records whose `last_used_at` a gate writes: an API key's row, or a connected app's grant. */
+const TOUCH = {
+  api_keys: "UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)",
+  app_grants: "UPDATE app_grants SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)",
+} as const;
+
 /**
- * A key's `last_used_at`, written behind by its AccessGate: at most one D1 write a minute per
- * key, however busy the key, and never one on the request's path (the response does not wait
- * for it). The write only moves the time forward, so a restarted gate racing an old write
+ * A key's (or grant's) `last_used_at`, written behind by its AccessGate: at most one D1 write a
+ * minute, however busy the key, and never one on the request's path (the response does not
+ * wait for it). The write only moves the time forward, so a restarted gate racing an old write
  * cannot set it back.
  */
 export class LastUsedWriter {
@@ -12,14 +18,14 @@ export class LastUsedWriter {
 
   constructor(private readonly ctx: DurableObjectState) {}
 
-  /** `db`: the shard of the key's agency. */
-  touch(keyId: string, db: D1Database, now = Date.now()): void {
+  /** `db`: the shard of the agency. */
+  touch(table: keyof typeof TOUCH, id: string, db: D1Database, now = Date.now()): void {
     if (now - this.writtenAt < LAST_USED_WRITE_INTERVAL_MS) return;
     this.writtenAt = now;
     const at = new Date(now).toISOString();
     const write = db
-      .prepare("UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)")
-      .bind(at, keyId)
+      .prepare(TOUCH[table])
+      .bind(at, id)
       .run()
       .then(
         () => undefined,

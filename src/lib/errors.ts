@@ -87,6 +87,7 @@ export const conflict = (message: string) => new ApiError("conflict", message);
 export const messages = {
   invalidToken: "Invalid or missing token",
   tokenExpired: "Access token has expired. Renew it with POST /api/v2/auth/token/renew.",
+  oauthTokenExpired: "Access token has expired. Get a new one from POST /oauth/token with your refresh token (grant_type=refresh_token).",
   missingScope: (scope: string) => `Token missing required scope: ${scope}`,
   invalidRenewal: "Invalid access token or rotate key",
   invalidDateFormat: "Invalid date range. Use YYYY-MM-DD for from and to.",

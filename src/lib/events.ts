@@ -46,6 +46,8 @@ export const eventTypes = [
   "user.invited",
   "user.role_changed",
   "user.removed",
+  "app.authorized",
+  "app.revoked",
   "ping",
 ] as const;
 
@@ -72,6 +74,7 @@ export const eventObjectTypes = [
   "field",
   "team_member",
   "invite",
+  "app_grant",
   "ping",
 ] as const;
 

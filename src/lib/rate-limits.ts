@@ -68,3 +68,16 @@ export const OPERATOR_AUTH_FAILURES: RateLimitRule = {
 
 /** The limit a key actually gets: the multiplier scales it, never below one request. */
 export const effectiveLimit = (limit: number, multiplier: number) => Math.max(1, Math.floor(limit * multiplier));
+
+/**
+ * The OAuth token endpoint per client IP: exchanges, refreshes and revocations. An app serving
+ * many agencies refreshes each grant's token about once an hour, so this leaves room for
+ * thousands of connected agencies behind one address.
+ */
+export const OAUTH_TOKEN_RATE_LIMIT: RateLimitRule = { bucket: "POST /oauth/token", limit: 300, windowSeconds: RATE_LIMIT_WINDOW_SECONDS, per: "ip" };
+
+/** Dynamic client registration per client IP: an app or MCP host registers once, not per request. */
+export const OAUTH_REGISTER_RATE_LIMIT: RateLimitRule = { bucket: "POST /oauth/register", limit: 10, windowSeconds: RATE_LIMIT_WINDOW_SECONDS, per: "ip" };
+
+/** The consent page per client IP: each visit may fetch an app's metadata document from its site. */
+export const OAUTH_AUTHORIZE_RATE_LIMIT: RateLimitRule = { bucket: "GET /dashboard/oauth/authorize", limit: 60, windowSeconds: RATE_LIMIT_WINDOW_SECONDS, per: "ip" };

@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { Context } from "hono";
 import type { Env } from "@/env";
+import { markMcpToolRequest } from "@/lib/auth/mcp-tool-requests";
 import { sha256Hex } from "@/lib/crypto";
 import type { ErrorBody } from "@/lib/errors";
 import type { ArgumentPlaces } from "./tool-input";
@@ -118,7 +119,9 @@ function unknownArguments(places: ArgumentPlaces, args: Record<string, unknown>,
 export async function callRoute(send: PartnerApiFetch, tool: RouteCall, args: Record<string, unknown>, caller: CallerRequest): Promise<CallToolResult> {
   const refused = unknownArguments(tool.places, args, tool.method === "post");
   if (refused) return refused;
-  const response = await send(await routeRequest(tool, args, caller), caller.env, caller.executionCtx);
+  const request = await routeRequest(tool, args, caller);
+  markMcpToolRequest(request);
+  const response = await send(request, caller.env, caller.executionCtx);
   const body = (await response.json()) as Record<string, unknown>;
   const result: CallToolResult = response.ok
     ? { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body }

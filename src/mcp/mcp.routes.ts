@@ -6,6 +6,7 @@ import { guard } from "@/middleware/guard";
 import type { Env } from "@/env";
 import type { CallerRequest, PartnerApiFetch } from "./call-route";
 import { mcpServer } from "./mcp-server";
+import { toolScopes } from "./tools";
 
 /**
  * The hosts whose browser pages may call /mcp: the Worker's public one (PUBLIC_BASE_URL), or
@@ -36,9 +37,9 @@ export function mcpRouter(send: PartnerApiFetch) {
   return createRouter().all("/", async (c, next) => originValidationResponse(c.req.raw, browserHosts(c.env)) ?? next(),
     // Every MCP request is a POST, but only a tool's own request writes: that one meets the
     // move fence, so listing tools and reading keep working while the agency moves.
-    guard({ scopes, rateLimit: MCP_RATE_LIMIT, write: false }),
+    guard({ scopes, rateLimit: MCP_RATE_LIMIT, write: false, resource: "mcp", challengeScopes: toolScopes }),
     async (c) => {
-      const { keyId, scopes: granted } = c.var.caller;
+      const { credential, scopes: granted } = c.var.caller;
       const authorization = c.req.header("Authorization") ?? "";
       const caller: CallerRequest = {
         url: c.req.url,
@@ -51,7 +52,7 @@ export function mcpRouter(send: PartnerApiFetch) {
       // The body limits have read the body already (Hono keeps the bytes): hand the SDK a fresh request.
       const hasBody = c.req.method !== "GET" && c.req.method !== "HEAD";
       const request = new Request(c.req.url, { method: c.req.method, headers: c.req.raw.headers, body: hasBody ? await c.req.arrayBuffer() : undefined });
-      return handler.fetch(request, { authInfo: { token: authorization.replace(/^Bearer\s+/i, ""), clientId: keyId, scopes: [...granted], extra: { caller } } });
+      return handler.fetch(request, { authInfo: { token: authorization.replace(/^Bearer\s+/i, ""), clientId: credential.type === "api_key" ? credential.keyId : credential.clientId, scopes: [...granted], extra: { caller } } });
     },
   );
 }

@@ -1,6 +1,6 @@
 import { z, type RouteConfig } from "@hono/zod-openapi";
 import type { ToolAnnotations } from "@modelcontextprotocol/server";
-import type { Scope } from "@/lib/auth/scopes";
+import { scopes, type Scope } from "@/lib/auth/scopes";
 import { cancelAppointment, listAppointments } from "@/routes/appointments/appointments.routes";
 import { createBooking, listAvailability } from "@/routes/calendar/calendar.routes";
 import { bulkUpsertContacts, getContact, listContacts } from "@/routes/contacts/contacts.routes";
@@ -141,3 +141,10 @@ export const tools: readonly McpTool[] = [
 
 /** The scopes of which a key needs one to use the tool: the scopes of its route. */
 export const scopesOf = (tool: McpTool): readonly Scope[] => tool.route["x-required-scopes"] ?? [];
+
+/**
+ * Every scope some tool needs, in the API's order: what an MCP host is told to ask for (the
+ * 401's challenge and the MCP server's resource metadata), and what the consent page grants one
+ * that asks for nothing in particular.
+ */
+export const toolScopes: readonly Scope[] = scopes.filter((scope) => tools.some((tool) => scopesOf(tool).includes(scope)));

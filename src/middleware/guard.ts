@@ -1,57 +1,100 @@
-import type { MiddlewareHandler } from "hono";
-import { keyGate } from "@/lib/auth/gate";
+import type { Context, MiddlewareHandler } from "hono";
+import type { Admission } from "@/durable-objects/access-gate";
+import { grantGate, keyGate } from "@/lib/auth/gate";
+import { bearerChallenge, issuerOf, resourcesOf, type ResourceName } from "@/lib/auth/oauth-server";
 import type { Scope } from "@/lib/auth/scopes";
-import { bearerToken, hashToken, keyIdOf } from "@/lib/auth/tokens";
+import { bearerToken, credentialOf, hashToken, type Credential } from "@/lib/auth/tokens";
 import type { AppBindings } from "@/lib/context";
-import { ApiError, invalidToken, messages } from "@/lib/errors";
+import { ApiError, messages } from "@/lib/errors";
 import type { RateLimitRule } from "@/lib/rate-limits";
 import { agencyMovingError } from "@/lib/shards/agency-moving";
 import { applyRateLimitDecision, enforceIpRateLimit } from "@/middleware/rate-limit";
 import { useShard } from "@/middleware/shard-session";
 
-/**
- * The front door of every Partner API route, in SPEC order: authenticate, count the request
- * against its rate limit, then check the scope. For a well-formed token all three are one
- * call to the key's AccessGate; a request without key identity (no token, a token not of our
- * shape, or one the gate rejects) is counted against the client IP. `scopes: "none"` marks
- * the unauthenticated routes, limited per IP.
- */
-export function guard(options: {
+type Ctx = Context<AppBindings>;
+
+interface GuardOptions {
   scopes: readonly Scope[] | "none";
   rateLimit: RateLimitRule;
   /** Whether the request writes (refused while its agency moves); by default, every method but GET and HEAD. */
   write?: boolean;
-}): MiddlewareHandler<AppBindings> {
+  /** The OAuth resource the route belongs to (its tokens' audience): the Partner API unless said otherwise. */
+  resource?: ResourceName;
+  /** The scopes a 401's challenge tells an OAuth client to ask for. */
+  challengeScopes?: readonly string[];
+}
+
+/**
+ * The token audiences a route accepts. An API token (the origin's) serves every route, `/mcp`
+ * included (a path beneath it); an MCP host's token serves `/mcp`, and the routes only when the
+ * MCP server sends a tool's request (docs/decisions: connected apps).
+ */
+function acceptedAudiences(c: Ctx, issuer: string, resource: ResourceName): string[] {
+  const resources = resourcesOf(issuer);
+  if (resource === "mcp") return [resources.mcp, resources.api];
+  return c.var.mcpToolRequest ? [resources.api, resources.mcp] : [resources.api];
+}
+
+/** One call to the credential's AccessGate: authentication, rate limit and scope together. */
+async function admit(c: Ctx, token: string, credential: Credential, options: GuardOptions & { scopes: readonly Scope[] }, issuer: string): Promise<Admission> {
+  const { rateLimit } = options;
+  const common = {
+    bucket: rateLimit.bucket,
+    limit: rateLimit.limit,
+    windowSeconds: rateLimit.windowSeconds,
+    scopes: options.scopes,
+    write: options.write ?? (c.req.method !== "GET" && c.req.method !== "HEAD"),
+  };
+  if (credential.type === "api_key") {
+    return keyGate(c.env, credential.keyId).admit({ ...common, keyId: credential.keyId, tokenHash: await hashToken(token, c.env) });
+  }
+  const audiences = acceptedAudiences(c, issuer, options.resource ?? "api");
+  return grantGate(c.env, credential.grantId).admitGrant({ ...common, grantId: credential.grantId, token, issuer, audiences });
+}
+
+/**
+ * The front door of every Partner API route (and of /mcp), in SPEC order: authenticate, count
+ * the request against its rate limit, then check the scope. For an API key or a connected app's
+ * OAuth token, all three are one call to its AccessGate, so no route knows which it got; a
+ * request without either (no token, one not of our shapes, or one its gate rejects) is counted
+ * against the client IP. `scopes: "none"` marks the unauthenticated routes, limited per IP.
+ * Refusals carry the OAuth challenge (RFC 6750), naming where to find the authorization server.
+ */
+export function guard(options: GuardOptions): MiddlewareHandler<AppBindings> {
   const { scopes, rateLimit } = options;
+  const resource = options.resource ?? "api";
   return async (c, next) => {
     if (scopes === "none") {
       await enforceIpRateLimit(c, rateLimit);
       return next();
     }
+    const issuer = issuerOf(c.env, c.req.url);
+    // RFC 6750 §3.1: a request that sent no token learns what to ask for; one that sent a bad token, that it is.
+    const refuse = (code: "invalid_token" | "token_expired", token: string | null, credential: Credential | null) => {
+      const challenge = bearerChallenge(issuer, resource, token ? { error: "invalid_token" } : { scope: options.challengeScopes });
+      const expired = credential?.type === "app_grant" ? messages.oauthTokenExpired : messages.tokenExpired;
+      return new ApiError(code, code === "token_expired" ? expired : messages.invalidToken, { headers: { "WWW-Authenticate": challenge } });
+    };
     const token = bearerToken(c.req.header("Authorization"));
-    const keyId = token ? keyIdOf(token, c.env) : null;
-    if (!token || !keyId) {
+    const credential = token ? credentialOf(token, c.env) : null;
+    if (!token || !credential) {
       await enforceIpRateLimit(c, rateLimit);
-      throw invalidToken();
+      throw refuse("invalid_token", token, null);
     }
 
-    const admission = await keyGate(c.env, keyId).admit({
-      keyId,
-      tokenHash: await hashToken(token, c.env),
-      bucket: rateLimit.bucket,
-      limit: rateLimit.limit,
-      windowSeconds: rateLimit.windowSeconds,
-      scopes,
-      write: options.write ?? (c.req.method !== "GET" && c.req.method !== "HEAD"),
-    });
+    const admission = await admit(c, token, credential, { ...options, scopes }, issuer);
     if (!("decision" in admission)) {
       await enforceIpRateLimit(c, rateLimit);
-      throw admission.outcome === "expired" ? new ApiError("token_expired", messages.tokenExpired) : invalidToken();
+      throw refuse(admission.outcome === "expired" ? "token_expired" : "invalid_token", token, credential);
     }
     // Counted either way; throws 429 when the limit is used up.
     applyRateLimitDecision(c, rateLimit, admission.decision);
     if (admission.outcome === "moving") throw agencyMovingError();
-    if (!("caller" in admission)) throw new ApiError("insufficient_scope", messages.missingScope(scopes[0] ?? "*"));
+    if (!("caller" in admission)) {
+      throw new ApiError("insufficient_scope", messages.missingScope(scopes[0] ?? "*"), {
+        headers: { "WWW-Authenticate": bearerChallenge(issuer, resource, { error: "insufficient_scope", scope: scopes }) },
+      });
+    }
     c.set("caller", admission.caller);
     useShard(c, admission.caller.shard);
     return next();

@@ -23,8 +23,10 @@ export function applyRateLimitDecision(c: Context<AppBindings>, rule: RateLimitR
   for (const [name, value] of Object.entries(headers)) c.header(name, value);
 }
 
-/** Counts a request without key identity (renewal, bad tokens) against the client IP. */
-export async function enforceIpRateLimit(c: Context<AppBindings>, rule: RateLimitRule): Promise<void> {
+/** Counts a request without key identity (renewal, bad tokens, the consent page) against the client IP. */
+export async function enforceIpRateLimit<E extends AppBindings>(context: Context<E>, rule: RateLimitRule): Promise<void> {
+  // Every app's variables extend AppBindings' (the dashboard adds its session and form).
+  const c = context as unknown as Context<AppBindings>;
   const decision = await ipGate(c.env, clientIp(c)).consume(rule.bucket, rule.limit, rule.windowSeconds);
   applyRateLimitDecision(c, rule, decision);
 }

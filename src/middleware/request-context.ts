@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { badRequest } from "@/lib/errors";
 import { publishWritten } from "@/lib/webhooks/publish";
+import { isMcpToolRequest } from "@/lib/auth/mcp-tool-requests";
 import type { AppBindings } from "@/lib/context";
 import { createLogger } from "@/lib/logger";
 import { BOOKMARK_HEADER, BOOKMARK_PATTERN } from "@/lib/request-headers";
@@ -17,6 +18,7 @@ export const requestContext: MiddlewareHandler<AppBindings> = async (c, next) =>
   const requestId = incoming && SANE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
   const started = Date.now();
   c.set("requestId", requestId);
+  c.set("mcpToolRequest", isMcpToolRequest(c.req.raw));
   const logger = createLogger({ request_id: requestId }, c.env.LOG_LEVEL);
   c.set("logger", logger);
   // Set before anything can throw, so error responses carry it too.
@@ -52,7 +54,7 @@ export const requestContext: MiddlewareHandler<AppBindings> = async (c, next) =>
     path: c.req.path,
     status: c.res.status,
     ms: Date.now() - started,
-    key_id: caller?.keyId,
+    ...(caller?.credential.type === "app_grant" ? { grant_id: caller.credential.grantId } : { key_id: caller?.credential.keyId }),
     agency_id: caller?.agencyId,
   });
 };

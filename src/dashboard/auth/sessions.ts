@@ -1,7 +1,7 @@
-import { and, eq, gt, inArray, isNull } from "drizzle-orm";
+import { and, eq, gt, isNull } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { agencyLocation } from "@/db/shards";
-import { agencies, dashboardSessions, members } from "@/db/schema";
+import { agencies, dashboardSessions, memberRoles, members } from "@/db/schema";
 import type { Env } from "@/env";
 import { auditStatement } from "@/lib/audit/audit-log";
 import { AGENCY_SECRET_SHAPE, agencyIdOfSecret, hashToken } from "@/lib/auth/tokens";
@@ -35,12 +35,14 @@ export interface DashboardSession {
   agencyName: string;
 }
 
-/**
- * The live session of a cookie secret, or undefined. Whether the member may still use the
- * dashboard is decided here, by the join, on every request: a member removed or demoted to
- * agent loses every session at once, with nothing to clean up.
- */
-export async function loadSession(db: Db, env: Pick<Env, "TOKEN_PEPPER">, secret: string): Promise<DashboardSession | undefined> {
+/** A live session's member whatever their role: the consent page tells an agent why they may not approve. */
+export type MemberSession = Omit<DashboardSession, "role"> & { role: (typeof memberRoles)[number] };
+
+const isDashboardSession = (session: MemberSession): session is DashboardSession =>
+  (DASHBOARD_ROLES as readonly string[]).includes(session.role);
+
+/** The live session of a cookie secret, whatever its member's role now is, or undefined. */
+async function loadMemberSession(db: Db, env: Pick<Env, "TOKEN_PEPPER">, secret: string): Promise<MemberSession | undefined> {
   const row = await db
     .select({
       sessionId: dashboardSessions.id,
@@ -61,25 +63,40 @@ export async function loadSession(db: Db, env: Pick<Env, "TOKEN_PEPPER">, secret
         isNull(dashboardSessions.endedAt),
         gt(dashboardSessions.expiresAt, nowIso()),
         isNull(members.removedAt),
-        inArray(members.role, [...DASHBOARD_ROLES]),
       ),
     )
     .get();
-  return row as DashboardSession | undefined;
+  return row;
+}
+
+/**
+ * The live session of a cookie secret, or undefined. Whether the member may still use the
+ * dashboard is decided here, on every request: a member removed or demoted to agent loses
+ * every session at once, with nothing to clean up.
+ */
+export async function loadSession(db: Db, env: Pick<Env, "TOKEN_PEPPER">, secret: string): Promise<DashboardSession | undefined> {
+  const session = await loadMemberSession(db, env, secret);
+  return session && isDashboardSession(session) ? session : undefined;
 }
 
 /**
  * The live session of a cookie secret, read on the shard of the agency the secret names
- * (`open` makes that shard's client), or undefined.
+ * (`open` makes that shard's client), or undefined. With `anyRole`, a member demoted to agent
+ * is found too (for the consent page's refusal); every other page leaves them out.
  */
-export async function findSession(env: Pick<Env, "TOKEN_PEPPER" | "DB">, secret: string, open: (shard: string) => Db) {
+export async function findSession(env: Pick<Env, "TOKEN_PEPPER" | "DB">, secret: string, open: (shard: string) => Db): Promise<{ session: DashboardSession; db: Db } | undefined>;
+export async function findSession(env: Pick<Env, "TOKEN_PEPPER" | "DB">, secret: string, open: (shard: string) => Db, anyRole: true): Promise<{ session: MemberSession; db: Db } | undefined>;
+export async function findSession(env: Pick<Env, "TOKEN_PEPPER" | "DB">, secret: string, open: (shard: string) => Db, anyRole = false) {
   const agencyId = agencyIdOfSecret(secret);
   const location = agencyId ? await agencyLocation(env, agencyId) : undefined;
   if (!location) return undefined;
   const db = open(location.shard);
-  const session = await loadSession(db, env, secret);
+  const session = anyRole ? await loadMemberSession(db, env, secret) : await loadSession(db, env, secret);
   return session ? { session, db } : undefined;
 }
+
+/** A member session whose member may use the dashboard (owner or admin). */
+export const mayUseDashboard = isDashboardSession;
 
 /** Sign-out: the session stops working at once; recorded in the audit log. */
 export async function endSession(db: Db, session: DashboardSession) {

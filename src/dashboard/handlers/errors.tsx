@@ -19,6 +19,7 @@ export const notFoundPage = (c: Ctx) => render(c, <MessagePage title="Not found"
 export const onDashboardError: ErrorHandler<DashboardBindings> = (error, c) => {
   if (error instanceof ApiError && error.status === 404) return notFoundPage(c);
   if (isAgencyMovingError(error)) return render(c, <MessagePage title="Please try again shortly" message={writesPausedMessage} session={c.get("session")} />, 503);
+  if (error instanceof ApiError) for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
   if (error instanceof HTTPException && error.status < 500) {
     return render(c, <MessagePage title="Request refused" message={error.message} session={c.get("session")} />, error.status as ContentfulStatusCode);
   }

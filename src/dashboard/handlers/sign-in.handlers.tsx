@@ -6,6 +6,7 @@ import { agencyLocation, shardDatabase } from "@/db/shards";
 import { agencyIdOfSecret } from "@/lib/auth/tokens";
 import { useShard } from "@/middleware/shard-session";
 import { endSession, findSession, SESSION_COOKIE, SESSION_COOKIE_OPTIONS } from "../auth/sessions";
+import { takeReturn } from "../auth/return-to";
 import type { DashboardBindings } from "../dashboard-env";
 import { render } from "../http/render";
 import { MessagePage, pageMessages, SignedInHop, SignedOutPage } from "../pages/message-page";
@@ -51,8 +52,9 @@ export async function openLink(c: Ctx) {
       // without the SameSite=Strict cookie; the page moves on by itself instead. A browser that
       // sends no Sec-Fetch-Site cannot be told apart from one on another site, so only a request
       // known to be same-site or typed in (`none`) gets the redirect.
-      if (!SAME_SITE_FETCH.has(c.req.header("Sec-Fetch-Site") ?? "")) return render(c, <SignedInHop />, 200);
-      return c.redirect(paths.keys, 303);
+      const next = takeReturn(c);
+      if (!SAME_SITE_FETCH.has(c.req.header("Sec-Fetch-Site") ?? "")) return render(c, <SignedInHop to={next} />, 200);
+      return c.redirect(next, 303);
     }
   }
 }

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { SIGN_IN_PATH } from "@/lib/auth/sign-in-links";
+import type { DashboardBindings } from "../dashboard-env";
 
 /**
  * Nothing but this origin's own script and stylesheet, no inline script or style, no framing,
@@ -7,6 +8,13 @@ import { SIGN_IN_PATH } from "@/lib/auth/sign-in-links";
  */
 export const DASHBOARD_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/**
+ * The policy of a page whose form's answer redirects to another origin: the consent page, whose
+ * Approve and Deny send the browser on to the app. Browsers hold a form's redirects to
+ * `form-action` too, so that one origin (the app's, which the OAuth library checked) is added.
+ */
+export const cspWithFormTarget = (origin: string) => DASHBOARD_CSP.replace("form-action 'self'", `form-action 'self' ${origin}`);
 
 /**
  * The Referer policy of a response. A page's policy also decides the `Origin` its forms send:
@@ -22,9 +30,10 @@ export const referrerPolicyFor = (path: string) => (path.startsWith(SIGN_IN_PATH
  * Headers of every dashboard response, error pages and redirects included. Pages show secrets
  * (and the sign-in URL is one), so nothing is cached and no Referer leaves for another site.
  */
-export const pageHeaders: MiddlewareHandler = async (c, next) => {
+export const pageHeaders: MiddlewareHandler<DashboardBindings> = async (c, next) => {
   await next();
-  c.res.headers.set("Content-Security-Policy", DASHBOARD_CSP);
+  const target = c.get("formTarget");
+  c.res.headers.set("Content-Security-Policy", target ? cspWithFormTarget(target) : DASHBOARD_CSP);
   c.res.headers.set("Cache-Control", "no-store");
   c.res.headers.set("Referrer-Policy", referrerPolicyFor(c.req.path));
   c.res.headers.set("X-Frame-Options", "DENY");

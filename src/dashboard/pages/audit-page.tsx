@@ -20,18 +20,23 @@ const ACTION_TEXT: Record<string, string> = {
   "dashboard.link_issued": "issued a dashboard sign-in link",
   "dashboard.signed_in": "signed in to the dashboard",
   "dashboard.signed_out": "signed out of the dashboard",
+  "app.authorized": "connected an app",
+  "app.revoked": "revoked a connected app",
 };
 
 const actorText = (row: AuditListRow) => {
   if (row.actorType === "operator") return "Platform operator";
   if (row.actorType === "api_key") return row.keyName ? `API key “${row.keyName}”` : "An API key";
+  if (row.actorType === "app_grant") return row.appName ? `App “${row.appName}”` : "A connected app";
   return row.memberName ?? "A former member";
 };
 
-/** The target as the entry recorded it: a key's name, an endpoint's URL, a member's name. */
+const TARGET_KINDS: Record<string, string> = { api_key: "API key", webhook_endpoint: "Webhook endpoint", app_grant: "App" };
+
+/** The target as the entry recorded it: a key's name, an endpoint's URL, an app's name, a member's name. */
 const targetText = (row: AuditListRow) => {
-  const label = row.detail?.name ?? row.detail?.url;
-  const kind = row.targetType === "api_key" ? "API key" : row.targetType === "webhook_endpoint" ? "Webhook endpoint" : "Member";
+  const label = row.detail?.name ?? row.detail?.url ?? row.detail?.client_name;
+  const kind = TARGET_KINDS[row.targetType] ?? "Member";
   return typeof label === "string" ? `${kind} “${label}”` : kind;
 };
 

@@ -3,7 +3,7 @@ import type { DashboardSession } from "../auth/sessions";
 import { paths } from "../paths";
 import { CsrfField } from "./components";
 
-export type Section = "keys" | "webhooks" | "audit";
+export type Section = "keys" | "webhooks" | "apps" | "audit";
 
 const NavLink = (props: { href: string; current: boolean; children: Child }) => (
   <a href={props.href} aria-current={props.current ? "page" : undefined}>
@@ -44,6 +44,10 @@ export const Layout = (props: { title: string; session?: DashboardSession; secti
                 ·{" "}
                 <NavLink href={paths.webhooks} current={props.section === "webhooks"}>
                   Webhooks
+                </NavLink>{" "}
+                ·{" "}
+                <NavLink href={paths.apps} current={props.section === "apps"}>
+                  Connected apps
                 </NavLink>
               </li>
               <li>

@@ -28,13 +28,14 @@ export const SignedOutPage = () => <MessagePage title="Signed out" message={page
 /**
  * After a sign-in reached from another site: the `SameSite=Strict` cookie is not sent on a
  * redirect that continues such a navigation, so the page moves on itself (a same-site
- * navigation, which does send it), with a link for when it does not.
+ * navigation, which does send it), with a link for when it does not. `to`: the page the
+ * sign-in was for (an app's consent page), or the API keys.
  */
-export const SignedInHop = () => (
+export const SignedInHop = (props: { to: string }) => (
   <html lang="en">
     <head>
       <meta charset="utf-8" />
-      <meta http-equiv="refresh" content={`0; url=${paths.keys}`} />
+      <meta http-equiv="refresh" content={`0; url=${props.to}`} />
       <title>Signed in · Partner API dashboard</title>
       <link rel="stylesheet" href={paths.stylesheet} />
     </head>
@@ -42,7 +43,7 @@ export const SignedInHop = () => (
       <main id="main">
         <h1>Signed in</h1>
         <p>
-          <a href={paths.keys}>Continue to API keys</a>
+          <a href={props.to}>{props.to === paths.keys ? "Continue to API keys" : "Continue"}</a>
         </p>
       </main>
     </body>

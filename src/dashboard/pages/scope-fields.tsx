@@ -1,21 +1,4 @@
-import { grantedScopeValues } from "@/lib/auth/scopes";
-
-/** What each scope grants (SPEC, Authentication), beside its checkbox. */
-const GRANTS: Record<(typeof grantedScopeValues)[number], string> = {
-  "*": "all Partner API scopes",
-  calendar: "availability and create bookings",
-  appointments: "list, update, cancel appointments; booking widgets; hours",
-  analytics: "path catalog (thin list) and Path Analytics reports",
-  contacts: "contact CRM read and write, tags, sources, restore",
-  messages: "inbox, SMS, notes, read state",
-  paths: "path builder CRUD, publish, history",
-  fields: "custom field definitions; delete archives",
-  "lead-orders": "lead order list, pause or resume, cancel, patch, settings",
-  "voice-ai": "agents, outbound calls, cancel, wallet balance",
-  users: "team members, invites, roles",
-  settings: "curated agency and agent settings, without OAuth secrets",
-  webhooks: "webhook endpoints, their deliveries and events",
-};
+import { grantedScopeValues, scopeDescriptions } from "@/lib/auth/scopes";
 
 const scopeId = (prefix: string, scope: string) => `${prefix}-scope-${scope === "*" ? "all" : scope}`;
 
@@ -34,7 +17,7 @@ export const ScopeFields = (props: { idPrefix: string; checked: readonly string[
           data-scope={scope}
         />
         <label for={scopeId(props.idPrefix, scope)}>
-          <code>{scope}</code> — {GRANTS[scope]}
+          <code>{scope}</code> — {scopeDescriptions[scope]}
         </label>
       </div>
     ))}

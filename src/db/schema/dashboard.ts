@@ -51,7 +51,7 @@ export const dashboardSessions = sqliteTable(
   (t) => [uniqueIndex("dashboard_sessions_secret_hash_unique").on(t.secretHash)],
 );
 
-export const auditActorTypes = ["member", "operator", "api_key"] as const;
+export const auditActorTypes = ["member", "operator", "api_key", "app_grant"] as const;
 
 /**
  * Who changed an agency's keys and webhook endpoints, and how: written by the one implementation
@@ -66,7 +66,7 @@ export const auditLog = sqliteTable(
       .notNull()
       .references(() => agencies.id),
     actorType: text("actor_type", { enum: auditActorTypes }).notNull(),
-    /** The member (actor `member`) or API key (actor `api_key`); null for the operator. */
+    /** The member (actor `member`), API key (actor `api_key`) or connected app's grant (actor `app_grant`); null for the operator. */
     actorId: text("actor_id"),
     action: text("action").notNull(),
     targetType: text("target_type").notNull(),

@@ -16,3 +16,4 @@ export * from "./record-counts";
 export * from "./events";
 export * from "./dashboard";
 export * from "./directory";
+export * from "./app-grants";

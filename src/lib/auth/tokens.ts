@@ -58,3 +58,28 @@ export function bearerToken(header: string | undefined): string | null {
   if (!token || token.length > MAX_TOKEN_LENGTH) return null;
   return token;
 }
+
+/**
+ * An OAuth token of a connected app, as @cloudflare/workers-oauth-provider issues it:
+ * `<user id>:<grant id: 16 characters>:<secret: 32 characters>`, our user id being the agency's
+ * (docs/decisions: connected apps). The grant id in the clear lets the Worker route the request
+ * to the grant's AccessGate, as an API key's id does.
+ */
+const OAUTH_TOKEN_SHAPE = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}):([A-Za-z0-9_-]{16}):[A-Za-z0-9_-]{32}$/;
+
+/** The agency and grant an OAuth token names, or null when the value is not of that shape. */
+export function oauthTokenParts(token: string): { agencyId: string; grantId: string } | null {
+  const match = OAUTH_TOKEN_SHAPE.exec(token);
+  return match ? { agencyId: match[1]!, grantId: match[2]! } : null;
+}
+
+/** Whose token a bearer value is: an API key's (or legacy calendar token's), or a connected app's grant. */
+export type Credential = { type: "api_key"; keyId: string } | { type: "app_grant"; grantId: string; agencyId: string };
+
+/** The credential a bearer value names, or null when it is none of ours. */
+export function credentialOf(token: string, env: Pick<Env, "TOKEN_PREFIX">): Credential | null {
+  const keyId = keyIdOf(token, env);
+  if (keyId) return { type: "api_key", keyId };
+  const grant = oauthTokenParts(token);
+  return grant ? { type: "app_grant", ...grant } : null;
+}

@@ -2,9 +2,11 @@ import { and, eq, isNull } from "drizzle-orm";
 import { copyTable, countAgencyRows, freezeAgency, purgeAgency, unfreezeAgency } from "@/db/agency-copy";
 import { agencyTables } from "@/db/agency-tables";
 import { agencyDirectory } from "@/db/schema";
-import { agencyKeyIds, directoryDb, shardDatabase, unfinishedMoves, type AgencyLocation } from "@/db/shards";
+import { createDb } from "@/db/client";
+import { agencyKeyIds, agencyLocation, directoryDb, shardDatabase, unfinishedMoves, type AgencyLocation } from "@/db/shards";
 import type { Env } from "@/env";
-import { invalidateKey } from "@/lib/auth/gate";
+import { liveGrantIds } from "@/lib/auth/app-grants.repository";
+import { invalidateGrant, invalidateKey } from "@/lib/auth/gate";
 import { ApiError, conflict } from "@/lib/errors";
 import { isoAt } from "@/lib/time";
 
@@ -36,12 +38,16 @@ export interface MoveReport {
 }
 
 /**
- * Every key of the agency forgets its cached shard: its next request reads the directory again.
- * False when a gate could not be told (it then learns within its cache's minute).
+ * Every key and connected app of the agency forgets its cached shard: its next request reads
+ * the directory again. False when a gate could not be told (it then learns within its cache's minute).
  */
 async function invalidateAgencyKeys(env: Env, agencyId: string): Promise<boolean> {
-  const ids = await agencyKeyIds(env, agencyId);
-  const results = await Promise.allSettled(ids.map((id) => invalidateKey(env, id)));
+  const home = await agencyLocation(env, agencyId);
+  const [keyIds, grantIds] = await Promise.all([
+    agencyKeyIds(env, agencyId),
+    home ? liveGrantIds(createDb(shardDatabase(env, home.shard)), agencyId) : Promise.resolve([]),
+  ]);
+  const results = await Promise.allSettled([...keyIds.map((id) => invalidateKey(env, id)), ...grantIds.map((id) => invalidateGrant(env, id))]);
   return results.every((r) => r.status === "fulfilled");
 }
 

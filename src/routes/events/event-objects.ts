@@ -1,4 +1,5 @@
-import { appointments, contacts, fields, invites, leadOrders, members, messages, paths, voiceCalls } from "@/db/schema";
+import { appGrants, appointments, contacts, fields, invites, leadOrders, members, messages, paths, voiceCalls } from "@/db/schema";
+import { toPublicGrant } from "@/lib/auth/app-grants.repository";
 import { rowFromSnapshot, type EventObjectType } from "@/lib/events";
 import { toPublicAppointment } from "@/routes/appointments/appointments.repository";
 import { toPublicContact } from "@/routes/contacts/contacts.repository";
@@ -30,6 +31,7 @@ const renderers: Record<EventObjectType, (snapshot: Snapshot) => unknown> = {
   field: (s) => toPublicField(rowFromSnapshot(fields, s)),
   team_member: (s) => toPublicMember(rowFromSnapshot(members, s)),
   invite: (s) => toPublicInvite(rowFromSnapshot(invites, s)),
+  app_grant: (s) => toPublicGrant(rowFromSnapshot(appGrants, s)),
   ping: (s) => ({ webhook_endpoint_uuid: text(s.webhookEndpointUuid), message: PING_MESSAGE }),
 };
 

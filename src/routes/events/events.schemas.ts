@@ -4,6 +4,7 @@ import { eventTypes, type EventType } from "@/lib/events";
 import { uuidParam } from "@/lib/ids";
 import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
 import { Appointment } from "@/routes/appointments/appointments.schemas";
+import { ConnectedApp } from "@/routes/connected-apps/connected-app.schemas";
 import { Contact } from "@/routes/contacts/contacts.schemas";
 import { Field } from "@/routes/fields/fields.schemas";
 import { LeadOrder } from "@/routes/lead-orders/lead-orders.schemas";
@@ -98,6 +99,13 @@ export const Event = z
       "A team member was added by the agency, changed role, or was removed.",
     ),
     eventOf("InviteEvent", ["user.invited"], Invite, "A team member was invited."),
+    eventOf(
+      "AppEvent",
+      ofPrefix("app"),
+      ConnectedApp,
+      "An app or AI agent was connected through OAuth (`app.authorized`, when it first received its tokens after an owner or " +
+        "admin approved it) or its access was revoked (`app.revoked`).",
+    ),
     eventOf("PingEvent", ["ping"], PingObject, "A test send (`POST /webhook-endpoints/{webhook_endpoint_uuid}/test`)."),
   ])
   .openapi("Event", { example: exampleEvent });

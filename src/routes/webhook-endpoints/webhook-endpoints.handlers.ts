@@ -1,5 +1,6 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { actorOf } from "@/lib/audit/audit-log";
 import type { AppBindings } from "@/lib/context";
 import { answeredPage, askedPage } from "@/routes/list-pages";
 import * as ops from "./webhook-endpoint-operations";
@@ -10,12 +11,8 @@ type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], A
 
 const endpointBody = (row: repo.WebhookEndpointRow) => ({ success: true as const, webhook_endpoint: repo.toPublicEndpoint(row) });
 
-/** Changes through the Partner API are recorded as made by the calling key. */
-const asCaller = (c: Context<AppBindings>): ops.EndpointActionContext => ({
-  db: c.var.db,
-  env: c.env,
-  actor: { type: "api_key", keyId: c.var.caller.keyId },
-});
+/** Changes through the Partner API are recorded as made by the calling key or connected app. */
+const asCaller = (c: Context<AppBindings>): ops.EndpointActionContext => ({ db: c.var.db, env: c.env, actor: actorOf(c.var.caller) });
 
 export const listWebhookEndpoints: Handler<"listWebhookEndpoints"> = async (c) => {
   const asked = await askedPage(c, c.req.valid("query"), repo.endpointOrder);

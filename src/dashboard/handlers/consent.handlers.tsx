@@ -1,0 +1,173 @@
+import { AuthorizationError, authorizationErrorRedirect, CimdFetchError, type AuthRequest, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import type { Context, MiddlewareHandler } from "hono";
+import { getCookie } from "hono/cookie";
+import { MAX_CLIENT_NAME_LENGTH, type GrantProps } from "@/lib/auth/app-grants.repository";
+import { issuerOf, oauthApi, resourcesOf } from "@/lib/auth/oauth-server";
+import { scopesToGrant } from "@/lib/auth/oauth-scopes";
+import { OAUTH_AUTHORIZE_RATE_LIMIT } from "@/lib/rate-limits";
+import { toolScopes } from "@/mcp/tools";
+import { enforceIpRateLimit } from "@/middleware/rate-limit";
+import { useShard } from "@/middleware/shard-session";
+import { rememberReturn } from "../auth/return-to";
+import { findSession, mayUseDashboard, SESSION_COOKIE, type MemberSession } from "../auth/sessions";
+import type { DashboardBindings } from "../dashboard-env";
+import { textField } from "../http/form";
+import { render } from "../http/render";
+import { ConnectSignInPage, ConsentPage, type ConsentFacts } from "../pages/consent-page";
+import { MessagePage } from "../pages/message-page";
+
+type Ctx = Context<DashboardBindings>;
+
+/**
+ * The OAuth authorization endpoint (lib/auth/oauth-server.ts): the agency's consent to an app.
+ * The library checks the request (client, exact redirect URI, PKCE S256, resource) and keeps it
+ * server-side between the page and its form, bound to this browser by a cookie of its own; the
+ * page is ours: who may approve (a signed-in owner or admin), what they are shown, and the
+ * scopes on offer.
+ */
+
+export const consentMessages = {
+  agentRole: "Only the agency's owner and admins can connect apps. Ask your agency's owner to approve it.",
+  sessionEnded: "Your dashboard session has ended, so nothing was approved. Start connecting again from the app.",
+  decision: "Choose Approve or Deny.",
+  unverifiable: "This app could not be verified: its metadata document could not be fetched or is not valid. Try again later, or ask the app's makers.",
+} as const;
+
+const helpersOf = (c: Ctx) => {
+  const issuer = issuerOf(c.env, c.req.url);
+  return { issuer, oauth: oauthApi(c.env, issuer) };
+};
+
+/** A request the library refused, shown here: it redirects back to the app only once the app and its redirect URI are known to be its own. */
+function refusedRequest(c: Ctx, error: unknown) {
+  if (error instanceof AuthorizationError && error.redirectTo) return c.redirect(error.redirectTo, 302);
+  if (error instanceof AuthorizationError) return render(c, <MessagePage title="This connection request is not valid" message={error.description} />, 400);
+  if (error instanceof CimdFetchError) return render(c, <MessagePage title="This app could not be verified" message={consentMessages.unverifiable} />, 400);
+  throw error;
+}
+
+/** The member signed in to the dashboard in this browser, whatever their role now (an agent is told why they may not approve). */
+async function memberSession(c: Ctx): Promise<MemberSession | undefined> {
+  const secret = getCookie(c, SESSION_COOKIE);
+  if (!secret) return undefined;
+  return (await findSession(c.env, secret, (shard) => useShard(c, shard, "primary"), true))?.session;
+}
+
+const agentRefused = (c: Ctx) => render(c, <MessagePage title="Only owners and admins can connect apps" message={consentMessages.agentRole} />, 403);
+
+/** What the page shows of a request: the library's description, the app's name kept to a sane length. */
+async function factsOf(oauth: OAuthHelpers, request: AuthRequest, resource: ConsentFacts["resource"], scopes: readonly string[]): Promise<ConsentFacts> {
+  const described = await oauth.describeConsent(request);
+  return {
+    clientName: described.clientName.slice(0, MAX_CLIENT_NAME_LENGTH),
+    ...(described.clientDomain ? { clientDomain: described.clientDomain } : {}),
+    redirectHost: described.redirectHost,
+    redirectIsLoopback: described.redirectIsLoopback,
+    scopes,
+    resource,
+  };
+}
+
+const resourceOf = (issuer: string, request: AuthRequest): ConsentFacts["resource"] => (request.resource === resourcesOf(issuer).mcp ? "mcp" : "api");
+
+/**
+ * GET: the consent page for a valid request. Without a session, the page to sign in first
+ * (remembering this one to come back to); an agent is refused; a request asking for scopes that
+ * do not exist goes back to the app with `invalid_scope`.
+ */
+export async function showConsent(c: Ctx) {
+  // Each visit may make the library fetch an app's metadata document from its site.
+  await enforceIpRateLimit(c, OAUTH_AUTHORIZE_RATE_LIMIT);
+  const { issuer, oauth } = helpersOf(c);
+  let request: AuthRequest;
+  try {
+    request = await oauth.parseAuthRequest(c.req.raw);
+  } catch (error) {
+    return refusedRequest(c, error);
+  }
+  const resource = resourceOf(issuer, request);
+  const offered = scopesToGrant(request.scope, resource === "mcp" ? toolScopes : null);
+  if ("error" in offered) return c.redirect(authorizationErrorRedirect(request, "invalid_scope", offered.error), 302);
+  let facts: ConsentFacts;
+  try {
+    facts = await factsOf(oauth, request, resource, offered.scopes);
+  } catch (error) {
+    return refusedRequest(c, error);
+  }
+
+  const session = await memberSession(c);
+  if (!session) {
+    rememberReturn(c, c.req.url);
+    return render(c, <ConnectSignInPage clientName={facts.clientName} redirectHost={facts.redirectHost} />, 200);
+  }
+  if (!mayUseDashboard(session)) return agentRefused(c);
+  c.set("session", session);
+  // The page's form leads to the app's redirect URI (Approve and Deny both end there).
+  c.set("formTarget", new URL(request.redirectUri).origin);
+  const consent = await oauth.beginConsent({ ...request, scope: offered.scopes });
+  for (const cookie of consent.headers.getSetCookie()) c.header("Set-Cookie", cookie, { append: true });
+  return render(c, <ConsentPage session={session} facts={facts} handle={consent.handle} />, 200);
+}
+
+/**
+ * Before the form's own checks (the Origin check runs earlier for every POST, the CSRF token
+ * after this): a live session, of an owner or admin.
+ */
+export const consentSession: MiddlewareHandler<DashboardBindings> = async (c, next) => {
+  const session = await memberSession(c);
+  if (!session) return render(c, <MessagePage title="Request refused" message={consentMessages.sessionEnded} />, 403);
+  if (!mayUseDashboard(session)) return agentRefused(c);
+  c.set("session", session);
+  await next();
+};
+
+/** A redirect carrying the library's headers (its consent cookie cleared, no caching). */
+const redirectWith = (location: string, headers: Headers) => {
+  headers.set("Location", location);
+  return new Response(null, { status: 302, headers });
+};
+
+/**
+ * POST: Approve or Deny. The request approved is the one the library stored for this browser
+ * (never read from the form); the grant is the agency's, approved by this member, and a second
+ * approval of the same app makes a second grant rather than ending the first (an app installing
+ * twice at once must not lose the tokens it already holds).
+ */
+export async function decideConsent(c: Ctx) {
+  const { session, form } = c.var;
+  const handle = textField(form, "handle") ?? "";
+  const decision = textField(form, "decision");
+  const { oauth } = helpersOf(c);
+  try {
+    if (decision === "deny") {
+      const denied = await oauth.denyConsent(c.req.raw, handle);
+      return redirectWith(denied.redirectTo, denied.headers);
+    }
+    if (decision !== "approve") return render(c, <MessagePage title="Request refused" message={consentMessages.decision} session={session} />, 400);
+    const approved = await oauth.approveConsent(c.req.raw, handle);
+    const { request } = approved;
+    const facts = await oauth.describeConsent(request);
+    const props: GrantProps = {
+      agency_uuid: session.agencyId,
+      granted_by: session.memberId,
+      client_name: facts.clientName.slice(0, MAX_CLIENT_NAME_LENGTH),
+      client_domain: facts.clientDomain ?? null,
+      redirect_host: facts.redirectHost,
+    };
+    const { redirectTo } = await oauth.completeAuthorization({
+      request,
+      userId: session.agencyId,
+      metadata: { granted_by: session.memberId },
+      scope: request.scope,
+      props,
+      revokeExistingGrants: false,
+    });
+    return redirectWith(redirectTo, approved.headers);
+  } catch (error) {
+    if (error instanceof AuthorizationError) {
+      return render(c, <MessagePage title="This approval is no longer valid" message={error.description} session={session} />, 400);
+    }
+    if (error instanceof CimdFetchError) return refusedRequest(c, error);
+    throw error;
+  }
+}

@@ -1,0 +1,110 @@
+import { OAuthResourceServer } from "@cloudflare/workers-oauth-provider";
+import type { Context } from "hono";
+import type { Env } from "@/env";
+import { afterAppRevocation } from "@/lib/auth/grant-operations";
+import { authorizationServer, issuerOf, OAUTH_PATHS, resourcesOf, type ResourceName } from "@/lib/auth/oauth-server";
+import { oauthTokenParts } from "@/lib/auth/tokens";
+import type { AppBindings } from "@/lib/context";
+import { createRouter } from "@/lib/create-router";
+import { ApiError } from "@/lib/errors";
+import { OAUTH_REGISTER_RATE_LIMIT, OAUTH_TOKEN_RATE_LIMIT, type RateLimitRule } from "@/lib/rate-limits";
+import { enforceIpRateLimit } from "@/middleware/rate-limit";
+
+type Ctx = Context<AppBindings>;
+
+/**
+ * The OAuth 2.1 endpoints apps and MCP hosts call (lib/auth/oauth-server.ts): discovery, token
+ * (with refresh and RFC 7009 revocation) and dynamic client registration are the library's;
+ * we add the per-IP limits, the agency a token answer is for, and the bookkeeping of an app's
+ * own revocation. The consent page is the dashboard's. None of this is in the Partner API
+ * document: RFC 8414 metadata describes it.
+ */
+
+/**
+ * A refusal of ours in OAuth's error format (RFC 6749 §5.2), which OAuth clients parse: a 429 of
+ * the per-IP limit keeps its Retry-After and RateLimit headers.
+ */
+async function limited(c: Ctx, rule: RateLimitRule): Promise<Response | undefined> {
+  try {
+    await enforceIpRateLimit(c, rule);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return c.json({ error: "temporarily_unavailable", error_description: error.message }, error.status, error.headers);
+  }
+}
+
+/** Hono's execution context is the Worker's, typed by Hono's own (older) declaration. */
+const workerCtx = (c: Ctx) => c.executionCtx as unknown as ExecutionContext;
+
+const serve = (c: Ctx) => authorizationServer(issuerOf(c.env, c.req.url)).fetch(c.req.raw, c.env, workerCtx(c));
+
+/** A revocation request (RFC 7009) carries `token` and no `grant_type`; the token's value, or null. */
+async function revokedToken(request: Request): Promise<string | null> {
+  if (!request.headers.get("Content-Type")?.toLowerCase().startsWith("application/x-www-form-urlencoded")) return null;
+  const form = new URLSearchParams(await request.clone().text());
+  const token = form.get("token");
+  return token !== null && !form.has("grant_type") ? token : null;
+}
+
+/**
+ * POST /oauth/token. A token answer also names `agency_uuid`, the agency the app now acts for
+ * (an app connected to many agencies tells its tokens apart by it); the token itself names it
+ * too, so this costs no read.
+ */
+async function token(c: Ctx) {
+  const refused = await limited(c, OAUTH_TOKEN_RATE_LIMIT);
+  if (refused) return refused;
+  const revoking = await revokedToken(c.req.raw);
+  const response = await serve(c);
+  if (revoking !== null) {
+    if (response.ok) c.executionCtx.waitUntil(afterAppRevocation(c.env, issuerOf(c.env, c.req.url), revoking));
+    return response;
+  }
+  if (!response.ok) return response;
+  const answer = (await response.json()) as Record<string, unknown>;
+  const parts = typeof answer.access_token === "string" ? oauthTokenParts(answer.access_token) : null;
+  return new Response(JSON.stringify(parts ? { ...answer, agency_uuid: parts.agencyId } : answer), { status: response.status, headers: response.headers });
+}
+
+async function register(c: Ctx) {
+  return (await limited(c, OAUTH_REGISTER_RATE_LIMIT)) ?? serve(c);
+}
+
+const RESOURCE_NAMES: Record<ResourceName, string> = { api: "Partner API", mcp: "Partner API MCP server" };
+
+// One host per resource and issuer for the isolate's life; only its metadata document is served.
+const resourceHosts = new Map<string, OAuthResourceServer<Env>>();
+
+/**
+ * The RFC 9728 document of a resource: its identifier, its authorization server, and the scopes
+ * to ask for. The library's resource host serves it (with HEAD, CORS and 405 as the RFC wants);
+ * requests reach it only at that document's path, so its handler never runs.
+ */
+export function protectedResourceMetadata(resource: ResourceName, requiredScopes: readonly string[]) {
+  return (c: Ctx) => {
+    const issuer = issuerOf(c.env, c.req.url);
+    const cacheKey = `${resource} ${issuer}`;
+    let host = resourceHosts.get(cacheKey);
+    if (!host) {
+      host = new OAuthResourceServer<Env>({
+        resourceMetadata: {
+          resource: resourcesOf(issuer)[resource],
+          authorization_servers: [issuer],
+          bearer_methods_supported: ["header"],
+          resource_name: RESOURCE_NAMES[resource],
+        },
+        requiredScopes: [...requiredScopes],
+        validateToken: () => async () => null,
+        handler: { fetch: () => new Response(null, { status: 404 }) },
+      });
+      resourceHosts.set(cacheKey, host);
+    }
+    return host.fetch(c.req.raw, c.env, workerCtx(c));
+  };
+}
+
+export const oauthRouter = createRouter()
+  .on(["GET", "HEAD", "OPTIONS"], OAUTH_PATHS.serverMetadata, serve)
+  .on(["POST", "OPTIONS"], OAUTH_PATHS.token, (c) => (c.req.method === "OPTIONS" ? serve(c) : token(c)))
+  .on(["POST", "OPTIONS"], OAUTH_PATHS.register, (c) => (c.req.method === "OPTIONS" ? serve(c) : register(c)));
