@@ -28,7 +28,7 @@ export default defineConfig(async () => {
                 bindings: {
                   TEST_MIGRATIONS: migrations,
                   ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-                  LOG_LEVEL: "silent",
+                  LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
                   VOICE_PROVIDER: "simulated",
                   SMS_PROVIDER: "simulated",
                   SIMULATED_CALL_SPEED: "1",

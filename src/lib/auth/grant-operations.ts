@@ -56,13 +56,15 @@ async function grantExists(env: Env, issuer: string, agencyId: string, grantId: 
 }
 
 /**
- * After an app revoked one of its tokens at the token endpoint (RFC 7009): the grant's gate
- * forgets the tokens it checked, so a revoked access token is refused on its next request; and
- * when the app revoked its refresh token, which ends the whole grant, the agency's row is marked
- * revoked with its `app.revoked` event, as the app's own act.
+ * After the token endpoint ended some of a grant's tokens on its own: the app revoked one (RFC
+ * 7009), or a code was replayed, which makes the library revoke the whole grant. The grant's
+ * gate forgets the tokens it checked, so an ended access token is refused on its next request;
+ * and when the grant itself is gone from the library's records, the agency's row is marked
+ * revoked with its `app.revoked` event, as the app's own doing. `credential`: the token or code
+ * the request named.
  */
-export async function afterAppRevocation(env: Env, issuer: string, token: string): Promise<void> {
-  const parts = oauthTokenParts(token);
+export async function reconcileGrant(env: Env, issuer: string, credential: string): Promise<void> {
+  const parts = oauthTokenParts(credential);
   if (!parts) return;
   await grantGate(env, parts.grantId).invalidate();
   if (await grantExists(env, issuer, parts.agencyId, parts.grantId)) return;

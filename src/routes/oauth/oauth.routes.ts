@@ -1,7 +1,7 @@
 import { OAuthResourceServer } from "@cloudflare/workers-oauth-provider";
 import type { Context } from "hono";
 import type { Env } from "@/env";
-import { afterAppRevocation } from "@/lib/auth/grant-operations";
+import { reconcileGrant } from "@/lib/auth/grant-operations";
 import { authorizationServer, issuerOf, OAUTH_PATHS, resourcesOf, type ResourceName } from "@/lib/auth/oauth-server";
 import { oauthTokenParts } from "@/lib/auth/tokens";
 import type { AppBindings } from "@/lib/context";
@@ -37,31 +37,45 @@ async function limited(c: Ctx, rule: RateLimitRule): Promise<Response | undefine
 /** Hono's execution context is the Worker's, typed by Hono's own (older) declaration. */
 const workerCtx = (c: Ctx) => c.executionCtx as unknown as ExecutionContext;
 
-const serve = (c: Ctx) => authorizationServer(issuerOf(c.env, c.req.url)).fetch(c.req.raw, c.env, workerCtx(c));
+/**
+ * The request as the library must see it. The body limits may have read a JSON body already
+ * (Hono keeps the bytes), so a request with a body is handed over afresh from those bytes.
+ */
+async function forLibrary(c: Ctx): Promise<Request> {
+  if (c.req.method === "GET" || c.req.method === "HEAD" || c.req.method === "OPTIONS") return c.req.raw;
+  return new Request(c.req.url, { method: c.req.method, headers: c.req.raw.headers, body: await c.req.arrayBuffer() });
+}
 
-/** A revocation request (RFC 7009) carries `token` and no `grant_type`; the token's value, or null. */
-async function revokedToken(request: Request): Promise<string | null> {
-  if (!request.headers.get("Content-Type")?.toLowerCase().startsWith("application/x-www-form-urlencoded")) return null;
-  const form = new URLSearchParams(await request.clone().text());
-  const token = form.get("token");
-  return token !== null && !form.has("grant_type") ? token : null;
+const serve = async (c: Ctx) => authorizationServer(issuerOf(c.env, c.req.url)).fetch(await forLibrary(c), c.env, workerCtx(c));
+
+/**
+ * What a token request names that can end a grant, read from a copy of its form: the token of a
+ * revocation (RFC 7009: `token` and no `grant_type`), or the code of an exchange (a replayed code
+ * ends its grant). Null for anything else.
+ */
+async function grantAtStake(c: Ctx): Promise<{ revocation: boolean; credential: string } | null> {
+  if (!c.req.header("Content-Type")?.toLowerCase().startsWith("application/x-www-form-urlencoded")) return null;
+  const form = new URLSearchParams(new TextDecoder().decode(await c.req.arrayBuffer()));
+  const revoked = form.has("grant_type") ? null : form.get("token");
+  if (revoked !== null) return { revocation: true, credential: revoked };
+  const code = form.get("grant_type") === "authorization_code" ? form.get("code") : null;
+  return code === null ? null : { revocation: false, credential: code };
 }
 
 /**
  * POST /oauth/token. A token answer also names `agency_uuid`, the agency the app now acts for
  * (an app connected to many agencies tells its tokens apart by it); the token itself names it
- * too, so this costs no read.
+ * too, so this costs no read. A revocation, or a refused exchange (a replayed code ends its
+ * grant), is followed through before the answer, so the very next request sees it.
  */
 async function token(c: Ctx) {
   const refused = await limited(c, OAUTH_TOKEN_RATE_LIMIT);
   if (refused) return refused;
-  const revoking = await revokedToken(c.req.raw);
+  const atStake = await grantAtStake(c);
   const response = await serve(c);
-  if (revoking !== null) {
-    if (response.ok) c.executionCtx.waitUntil(afterAppRevocation(c.env, issuerOf(c.env, c.req.url), revoking));
-    return response;
-  }
-  if (!response.ok) return response;
+  const ended = atStake !== null && (atStake.revocation ? response.ok : response.status === 400);
+  if (ended) await reconcileGrant(c.env, issuerOf(c.env, c.req.url), atStake.credential);
+  if (!response.ok || atStake?.revocation) return response;
   const answer = (await response.json()) as Record<string, unknown>;
   const parts = typeof answer.access_token === "string" ? oauthTokenParts(answer.access_token) : null;
   return new Response(JSON.stringify(parts ? { ...answer, agency_uuid: parts.agencyId } : answer), { status: response.status, headers: response.headers });
