@@ -20,7 +20,7 @@ const listFields = (token: string) => api("GET", "/fields", { token });
 const listContacts = (token: string) => api("GET", "/contacts", { token });
 
 /** Every operator route, with a body that would pass validation, so only auth decides. */
-function operatorRequests(agencyUuid: string, keyUuid: string, memberUuid = UNKNOWN_UUID, shard = "DB_EU"): [string, string, unknown?][] {
+function operatorRequests(agencyUuid: string, keyUuid: string, memberUuid = UNKNOWN_UUID, shard = "DB_EU", grantId = "AAAAAAAAAAAAAAAA"): [string, string, unknown?][] {
   return [
     ["GET", "/agencies"],
     ["POST", "/agencies", { name: "Acme", timezone: "America/New_York" }],
@@ -47,6 +47,8 @@ function operatorRequests(agencyUuid: string, keyUuid: string, memberUuid = UNKN
     ["POST", `/agencies/${agencyUuid}/wallet/credit`, { amount_cents: 5000 }],
     ["POST", `/agencies/${agencyUuid}/secrets`, { name: "vapi.api_key", value: "vapi-operator-auth-test" }],
     ["POST", `/members/${memberUuid}/dashboard-links`],
+    ["GET", `/agencies/${agencyUuid}/grants`],
+    ["DELETE", `/agencies/${agencyUuid}/grants/${grantId}`],
     ["GET", "/openapi.json"],
   ];
 }
@@ -57,7 +59,7 @@ describe("operator API authentication", () => {
     expect(doc.status).toBe(200);
     const documented = operationsOf(doc.body).map((o) => o.key);
     expect(documented.length).toBeGreaterThanOrEqual(18);
-    const checked = new Set(operatorRequests("{agency_uuid}", "{key_uuid}", "{agent_uuid}", "{name}").map(([method, path]) => `${method} ${path}`));
+    const checked = new Set(operatorRequests("{agency_uuid}", "{key_uuid}", "{agent_uuid}", "{name}", "{grant_id}").map(([method, path]) => `${method} ${path}`));
     expect(documented.filter((key) => !checked.has(key)), "add these to operatorRequests()").toEqual([]);
   });
 

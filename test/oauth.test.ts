@@ -23,7 +23,7 @@ import {
   registerApp,
   visit,
 } from "./helpers/oauth";
-import { dbOf } from "./helpers/shards";
+import { dbOf, shardDb, shardNameOf } from "./helpers/shards";
 import { createEndpoint, stubReceiver } from "./helpers/webhooks";
 
 const grantRow = async (agencyUuid: string, grantId: string) =>
@@ -315,6 +315,22 @@ describe("Requests with an OAuth token", () => {
     const session = await signIn();
     const app = await connectApp(session, "contacts", { resource: `${BASE}/mcp` });
     expect(app.answer.resource).toBe(`${BASE}/mcp`);
+    expectError(await api("GET", "/contacts", { token: app.accessToken }), 401, messages.invalidToken, "invalid_token");
+  });
+
+  it("keeps an app's token working when its agency moves to another shard: the grant moves with it", async () => {
+    const session = await signIn();
+    const app = await connectApp(session, "contacts");
+    const from = await shardNameOf(session.agencyUuid);
+    const to = from === "DB" ? "DB_EU" : "DB";
+    expect((await api("GET", "/contacts", { token: app.accessToken })).status).toBe(200);
+    const moved = await admin("POST", `/agencies/${session.agencyUuid}/move`, { shard: to });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    // A write: the grant's gate was told of the move, so it reaches the new shard, not the old one's fence.
+    expect((await api("POST", "/contacts", { token: app.accessToken, body: { first_name: "After", last_name: "Move" } })).status).toBe(201);
+    expect(await shardDb(to).prepare("SELECT id FROM app_grants WHERE id = ?").bind(app.grantId).first("id")).toBe(app.grantId);
+    expect(await shardDb(from).prepare("SELECT count(*) AS n FROM app_grants WHERE id = ?").bind(app.grantId).first("n")).toBe(0);
+    expect((await admin("DELETE", `/agencies/${session.agencyUuid}/grants/${app.grantId}`)).status).toBe(204);
     expectError(await api("GET", "/contacts", { token: app.accessToken }), 401, messages.invalidToken, "invalid_token");
   });
 

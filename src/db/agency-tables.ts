@@ -37,7 +37,6 @@ const tablesInCopyOrder: [SQLiteTable, Partial<Omit<AgencyTable, "name" | "colum
   [schema.apiKeys],
   [schema.burnedSecrets, { scope: "key_id IN (SELECT id FROM api_keys WHERE agency_id = ?1)" }],
   [schema.securityEvents],
-  [schema.appGrants],
   [schema.auditLog],
   [schema.dashboardLinks],
   [schema.dashboardSessions],
@@ -70,6 +69,7 @@ const tablesInCopyOrder: [SQLiteTable, Partial<Omit<AgencyTable, "name" | "colum
   // a row read, as SQLite then stages the fan-out's INSERT ... SELECT, even when it inserts nothing.
   [schema.webhookDeliveries, { fenced: ["update", "delete"] }],
   [schema.webhookAttempts],
+  [schema.appGrants],
 ];
 
 export const agencyTables: readonly AgencyTable[] = tablesInCopyOrder.map(([table, options]) => {
