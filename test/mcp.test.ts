@@ -75,6 +75,27 @@ async function expectSameError(answer: ToolAnswer, rest: { status: number; body:
   expect(answer.content[0]!.text).toBe(`${rest.body.error} (HTTP ${rest.status}, code ${rest.body.code})`);
 }
 
+const MCP_ACCEPT = "application/json, text/event-stream";
+
+/** A raw POST to /mcp, as a hand-rolled client (or an attacker) sends it: any body, any headers. */
+function postMcp(body: unknown, headers: Record<string, string> = {}, send = (request: Request) => exports.default.fetch(request)) {
+  return send(
+    new Request(`${BASE}/mcp`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: MCP_ACCEPT, ...headers },
+      body: JSON.stringify(body),
+    }),
+  );
+}
+
+/** The JSON-RPC messages of an answer: its JSON body, or the data of each server-sent event. */
+function rpcMessages(text: string): any[] {
+  if (!text.startsWith("event:") && !text.startsWith("data:")) return [JSON.parse(text)].flat();
+  return text.split("\n").filter((line) => line.startsWith("data: ")).map((line) => JSON.parse(line.slice("data: ".length)));
+}
+
+const toolCall = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+
 let phones = 0;
 const nextPhone = () => `+1415555${String(1000 + (++phones % 9000)).slice(-4)}`;
 
@@ -381,4 +402,32 @@ describe("MCP server", () => {
     expect(String((refused as ToolAnswer).content?.[0]?.text ?? refused)).toMatch(/get_wallet/);
     expectError(await api("GET", "/voice-ai/wallet", { token }), 403, messages.missingScope("voice-ai"), "insufficient_scope");
   });
+  it("refuses 5,000 unknown arguments, or one 100,000-character name, in an answer under 4 KB naming at most 20", { timeout: 10_000 }, async () => {
+    const { token } = await setupAgency();
+    const auth = { Authorization: `Bearer ${token}` };
+    const answerOf = async (args: Record<string, unknown>) => {
+      const res = await postMcp(toolCall(1, "search_contacts", args), auth);
+      expect(res.status).toBe(200);
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      expect(bytes.byteLength).toBeLessThan(4096);
+      return rpcMessages(new TextDecoder().decode(bytes))[0].result as ToolAnswer;
+    };
+
+    const guesses = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`guess_${i}`, i]));
+    const many = await answerOf(guesses);
+    const named = Array.from({ length: 20 }, (_, i) => `guess_${i}`);
+    expect(many).toMatchObject({ isError: true, structuredContent: { code: "validation_error", error: `Unknown arguments: ${named.join(", ")} and 4,980 more` } });
+    expect(many.structuredContent!.details).toEqual(named.map((field) => ({ field, message: "Unknown argument" })));
+
+    const long = await answerOf({ ["x".repeat(100_000)]: 1 });
+    expect(long.structuredContent).toMatchObject({ error: `Unknown argument: ${"x".repeat(32)}…`, details: [{ field: `${"x".repeat(32)}…`, message: "Unknown argument" }] });
+
+    // Names whose every character the answer's JSON escapes (six bytes each), or that take four bytes each.
+    for (const char of ["\u0001", "\u{1F600}"]) {
+      const escaped = await answerOf(Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`${i}${char.repeat(100)}`, i])));
+      expect(escaped.structuredContent!.details).toHaveLength(20);
+      expect(escaped.structuredContent!.error).toMatch(/ and 480 more$/);
+    }
+  });
+
 });

@@ -101,17 +101,49 @@ function toolError(status: number, envelope: Partial<ErrorBody>, response: Respo
   };
 }
 
+/** A call refused before it reaches its route, in the API's envelope of a validation error. */
+function refusedCall(error: string, details: { field: string; message: string }[]): CallToolResult {
+  const envelope: ErrorBody = { success: false, error, code: "validation_error", details };
+  return { isError: true, content: [{ type: "text", text: `${error} (code validation_error)` }], structuredContent: { ...envelope } };
+}
+
+/** How many unknown arguments a refusal names: enough to spot a typo, never an answer as large as the request. */
+const MAX_NAMED_UNKNOWN = 20;
+/** Bytes of a name as the answer's JSON carries it: a character JSON escapes counts its escape (`\u0001` is 6). */
+const MAX_SHOWN_NAME_BYTES = 32;
+
+const utf8 = new TextEncoder();
+const jsonBytes = (text: string) => utf8.encode(JSON.stringify(text)).length - 2;
+
+/**
+ * An argument's name as a refusal echoes it, cut (with an ellipsis) to MAX_SHOWN_NAME_BYTES of
+ * the answer: each name is echoed three times, so this and MAX_NAMED_UNKNOWN keep the whole
+ * answer under 4 KB whatever names were sent.
+ */
+function shownName(name: string): string {
+  let shown = "";
+  let bytes = 0;
+  for (const char of name) {
+    bytes += jsonBytes(char);
+    if (bytes > MAX_SHOWN_NAME_BYTES) return `${shown}…`;
+    shown += char;
+  }
+  return shown;
+}
+
 /**
  * Arguments the tool does not take, refused as the API refuses unknown body fields: an agent
- * guessing a name (`name` for `q`) must hear so rather than get an unfiltered answer.
+ * guessing a name (`name` for `q`) must hear so rather than get an unfiltered answer. Only the
+ * first few are named, each once in the message and once in `details`.
  */
 function unknownArguments(places: ArgumentPlaces, args: Record<string, unknown>, takesIdempotencyKey: boolean): CallToolResult | undefined {
   const known = new Set([...places.path, ...places.query, ...places.body, ...(takesIdempotencyKey ? ["idempotency_key"] : [])]);
   const unknown = Object.keys(args).filter((name) => !known.has(name));
   if (unknown.length === 0) return undefined;
-  const error = `Unknown argument${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}`;
-  const envelope: ErrorBody = { success: false, error, code: "validation_error", details: unknown.map((field) => ({ field, message: error })) };
-  return { isError: true, content: [{ type: "text", text: `${error} (code validation_error)` }], structuredContent: { ...envelope } };
+  const named = unknown.slice(0, MAX_NAMED_UNKNOWN).map(shownName);
+  const more = unknown.length - named.length;
+  const error = `Unknown argument${unknown.length > 1 ? "s" : ""}: ${named.join(", ")}${more > 0 ? ` and ${more.toLocaleString("en-US")} more` : ""}`;
+  return refusedCall(error, named.map((field) => ({ field, message: "Unknown argument" })));
 }
 
 /** Carries out a tool call through its route and turns the answer into the tool's result. */
