@@ -430,4 +430,36 @@ describe("MCP server", () => {
     }
   });
 
+  it("refuses a path argument that is not a string with the route's own message, and a query argument that is an object or array by name", async () => {
+    const { token } = await setupAgency();
+    const contact = (await api("POST", "/contacts", { token, body: { first_name: "Typed", last_name: "Input" } })).body.contact;
+    const { call } = await connect(token);
+    const rest = await api("GET", "/contacts/not-a-uuid", { token });
+    expect(rest.body.error).toBe("contact_uuid must be a UUID");
+
+    // A one-item array is not its item, and an object is never `[object Object]` (nor a TypeError).
+    for (const value of [{ a: 1 }, { toString: 1 }, [contact.contact_uuid], 5, true, null, undefined]) {
+      await expectSameError(await call("get_contact", { contact_uuid: value }), rest);
+    }
+
+    for (const [args, field, kind] of [
+      [{ q: { a: 1 } }, "q", "an object"],
+      [{ q: ["ada", "grace"] }, "q", "an array"],
+      [{ limit: { toString: 1 } }, "limit", "an object"],
+    ] as const) {
+      const message = `${field} must be a string, a number or a boolean, not ${kind}`;
+      expect(await call("search_contacts", args)).toMatchObject({
+        isError: true,
+        content: [{ type: "text", text: `${message} (code validation_error)` }],
+        structuredContent: { success: false, code: "validation_error", error: message, details: [{ field, message }] },
+      });
+    }
+    // Numbers and booleans still go as query text, for the route to check.
+    expect((await call("search_contacts", { q: "typed", limit: 5 })).structuredContent!.contacts).toHaveLength(1);
+
+    // The idempotency key travels in a header: the same rule, and nothing is sent.
+    const keyed = await call("send_message", { contact_uuid: contact.contact_uuid, channel: "note", body: "Hi", idempotency_key: { toString: 1 } });
+    expect(keyed.structuredContent).toMatchObject({ code: "validation_error", error: "idempotency_key must be a string, a number or a boolean, not an object" });
+    expect((await api("GET", `/messages?contact_uuid=${contact.contact_uuid}`, { token })).body.messages).toEqual([]);
+  });
 });

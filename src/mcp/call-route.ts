@@ -54,9 +54,15 @@ async function idempotencyKeyOf(tool: string, args: Record<string, unknown>): Pr
  * A path parameter as one segment of the route's own path. `.` and `..` would be resolved by
  * the URL (`/contacts/..` is `/`), so they are escaped twice: the route then sees `%2E` and
  * answers with its own message for a value that is not an id.
+ *
+ * Anything but a string goes as its JSON text (absent as `null`): `String()` would turn an
+ * object into `[object Object]` (or throw, for `{"toString": 1}`), a one-item array into its
+ * item, and an absent value into an empty segment that names another route. A path parameter
+ * is an id, which no JSON text of a number, boolean, null, object or array is, so the route
+ * refuses each with its own message for that parameter.
  */
 function pathSegment(value: unknown): string {
-  const text = String(value ?? "");
+  const text = typeof value === "string" ? value : JSON.stringify(value ?? null);
   return /^\.{1,2}$/.test(text) ? text.replaceAll(".", "%252E") : encodeURIComponent(text);
 }
 
@@ -146,9 +152,24 @@ function unknownArguments(places: ArgumentPlaces, args: Record<string, unknown>,
   return refusedCall(error, named.map((field) => ({ field, message: "Unknown argument" })));
 }
 
+/**
+ * Query arguments and the idempotency key travel as text (in the URL, in a header): a string,
+ * number or boolean goes as its text, for the route to check like any query string. An object
+ * or array has no such text (`String()` makes `[object Object]`, or `a,b` of an array, which a
+ * free-text argument like `q` would search for), so the call is refused, naming the argument.
+ */
+function nonTextArguments(tool: RouteCall, args: Record<string, unknown>): CallToolResult | undefined {
+  const { places } = tool;
+  const asText = [...places.query.filter((name) => !places.body.includes(name)), ...(tool.method === "post" ? ["idempotency_key"] : [])];
+  const details = asText
+    .filter((name) => args[name] !== null && typeof args[name] === "object")
+    .map((field) => ({ field, message: `${field} must be a string, a number or a boolean, not ${Array.isArray(args[field]) ? "an array" : "an object"}` }));
+  return details.length === 0 ? undefined : refusedCall(details[0]!.message, details);
+}
+
 /** Carries out a tool call through its route and turns the answer into the tool's result. */
 export async function callRoute(send: PartnerApiFetch, tool: RouteCall, args: Record<string, unknown>, caller: CallerRequest): Promise<CallToolResult> {
-  const refused = unknownArguments(tool.places, args, tool.method === "post");
+  const refused = unknownArguments(tool.places, args, tool.method === "post") ?? nonTextArguments(tool, args);
   if (refused) return refused;
   const response = await send(await routeRequest(tool, args, caller), caller.env, caller.executionCtx);
   const body = (await response.json()) as Record<string, unknown>;
