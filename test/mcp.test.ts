@@ -462,4 +462,29 @@ describe("MCP server", () => {
     expect(keyed.structuredContent).toMatchObject({ code: "validation_error", error: "idempotency_key must be a string, a number or a boolean, not an object" });
     expect((await api("GET", `/messages?contact_uuid=${contact.contact_uuid}`, { token })).body.messages).toEqual([]);
   });
+  it("trusts browser pages of PUBLIC_BASE_URL's exact origin only: not another scheme, port or subdomain, nor `null`", async () => {
+    const { token } = await setupAgency();
+    const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
+    const fromPage = (publicBaseUrl: string, origin: string) => {
+      const publicEnv = envWith({ PUBLIC_BASE_URL: publicBaseUrl });
+      return postMcp(list, { Authorization: `Bearer ${token}`, Origin: origin }, (request) => fetchWithEnv(publicEnv, request));
+    };
+
+    for (const origin of ["http://partner.test", "https://partner.test:8443", "https://api.partner.test", "null"]) {
+      const res = await fromPage("https://partner.test", origin);
+      expect(res.status, origin).toBe(403);
+      expect(await res.json()).toEqual({ jsonrpc: "2.0", error: { code: -32000, message: `Invalid Origin: ${origin}` }, id: null });
+    }
+    const exact = await fromPage("https://partner.test", "https://partner.test");
+    expect(exact.status).toBe(200);
+    expect(rpcMessages(await exact.text())[0].result.tools.map((t: any) => t.name)).toEqual(ALL_TOOLS);
+
+    // The port is part of the origin both ways.
+    expect((await fromPage("https://partner.test:8443", "https://partner.test:8443")).status).toBe(200);
+    expect((await fromPage("https://partner.test:8443", "https://partner.test")).status).toBe(403);
+    // An agent sends no Origin, and is served whatever PUBLIC_BASE_URL is.
+    const agent = await postMcp(list, { Authorization: `Bearer ${token}` }, (request) => fetchWithEnv(envWith({ PUBLIC_BASE_URL: "https://partner.test" }), request));
+    expect(agent.status).toBe(200);
+  });
+
 });

@@ -1,25 +1,11 @@
-import { createMcpHandler, originValidationResponse } from "@modelcontextprotocol/server";
+import { createMcpHandler } from "@modelcontextprotocol/server";
 import { scopes } from "@/lib/auth/scopes";
 import { createRouter } from "@/lib/create-router";
 import { MCP_RATE_LIMIT } from "@/lib/rate-limits";
 import { guard } from "@/middleware/guard";
-import type { Env } from "@/env";
 import type { CallerRequest, PartnerApiFetch } from "./call-route";
 import { mcpServer } from "./mcp-server";
-
-/**
- * The hosts whose browser pages may call /mcp: the Worker's public one (PUBLIC_BASE_URL), or
- * none. Not the request's own Host, which a DNS-rebinding page controls along with its Origin
- * (the MCP spec's reason for the check). Agents' hosts send no Origin and always pass.
- */
-function browserHosts(env: Env): string[] {
-  if (!env.PUBLIC_BASE_URL) return [];
-  try {
-    return [new URL(env.PUBLIC_BASE_URL).hostname];
-  } catch {
-    return [];
-  }
-}
+import { browserOrigin, originRefusal } from "./origin";
 
 /**
  * `/mcp`: the remote MCP server (streamable HTTP, stateless: each request builds its server
@@ -33,7 +19,7 @@ export function mcpRouter(send: PartnerApiFetch) {
   // One handler for the isolate, as the MCP SDK intends: it holds no session, and what varies
   // per request (the key's scopes, the caller to act as) reaches the factory as its authInfo.
   const handler = createMcpHandler(({ authInfo }) => mcpServer(authInfo?.scopes ?? [], send, authInfo?.extra?.caller as CallerRequest));
-  return createRouter().all("/", async (c, next) => originValidationResponse(c.req.raw, browserHosts(c.env)) ?? next(),
+  return createRouter().all("/", async (c, next) => originRefusal(c.req.header("Origin"), browserOrigin(c.env)) ?? next(),
     // Every MCP request is a POST, but only a tool's own request writes: that one meets the
     // move fence, so listing tools and reading keep working while the agency moves.
     guard({ scopes, rateLimit: MCP_RATE_LIMIT, write: false }),
