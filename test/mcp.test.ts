@@ -487,4 +487,51 @@ describe("MCP server", () => {
     expect(agent.status).toBe(200);
   });
 
+  it("refuses a JSON-RPC batch on protocol 2025-06-18 and later with a 400, carrying none of it out", async () => {
+    const { token } = await setupAgency();
+    const contact = (await api("POST", "/contacts", { token, body: { first_name: "Batch", last_name: "Target" } })).body.contact;
+    const notes = Array.from({ length: 100 }, (_, i) => toolCall(i + 1, "send_message", { contact_uuid: contact.contact_uuid, channel: "note", body: `Note ${i}` }));
+    const auth = { Authorization: `Bearer ${token}` };
+    const refusal = (version: string) => ({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: `Invalid Request: JSON-RPC batches are not supported in protocol version ${version}; send one message per request` },
+    });
+
+    for (const version of ["2025-06-18", "2025-11-25", "2026-07-28"]) {
+      const res = await postMcp(notes, { ...auth, "MCP-Protocol-Version": version });
+      expect(res.status, version).toBe(400);
+      expect(await res.json()).toEqual(refusal(version));
+    }
+    // Without the header, an initialize inside the batch names the version.
+    const initialize = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "batcher", version: "1" } } };
+    const withInitialize = await postMcp([initialize, ...notes.slice(0, 2)], auth);
+    expect(withInitialize.status).toBe(400);
+    expect(await withInitialize.json()).toEqual(refusal("2025-06-18"));
+
+    const sent = await api("GET", `/messages?contact_uuid=${contact.contact_uuid}`, { token });
+    expect(sent.body.messages).toEqual([]);
+  });
+
+  it("serves a 2025-03-26 client's batch: one naming 2025-03-26, or one naming no version at all", async () => {
+    const { token } = await setupAgency();
+    const contact = (await api("POST", "/contacts", { token, body: { first_name: "Old", last_name: "Client" } })).body.contact;
+    const note = (id: number) => toolCall(id, "send_message", { contact_uuid: contact.contact_uuid, channel: "note", body: `Note ${id}` });
+    const auth = { Authorization: `Bearer ${token}` };
+
+    const pinned = await postMcp([note(1), note(2)], { ...auth, "MCP-Protocol-Version": "2025-03-26" });
+    expect(pinned.status).toBe(200);
+    const pinnedAnswers = rpcMessages(await pinned.text());
+    expect(pinnedAnswers.map((m) => m.id).sort()).toEqual([1, 2]);
+    expect(pinnedAnswers.every((m) => m.result.structuredContent.message.channel === "note")).toBe(true);
+
+    // No header and no initialize of a later version: the SDK's default, 2025-03-26.
+    const unnamed = await postMcp([note(3), { jsonrpc: "2.0", id: 4, method: "tools/list" }], auth);
+    expect(unnamed.status).toBe(200);
+    expect(rpcMessages(await unnamed.text()).map((m) => m.id).sort()).toEqual([3, 4]);
+
+    const sent = await api("GET", `/messages?contact_uuid=${contact.contact_uuid}`, { token });
+    expect(sent.body.messages).toHaveLength(3);
+  });
+
 });

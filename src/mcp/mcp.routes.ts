@@ -3,9 +3,19 @@ import { scopes } from "@/lib/auth/scopes";
 import { createRouter } from "@/lib/create-router";
 import { MCP_RATE_LIMIT } from "@/lib/rate-limits";
 import { guard } from "@/middleware/guard";
+import { batchRefusal } from "./batch";
 import type { CallerRequest, PartnerApiFetch } from "./call-route";
 import { mcpServer } from "./mcp-server";
 import { browserOrigin, originRefusal } from "./origin";
+
+/** The body as JSON, or undefined when it is none (the MCP SDK then answers with its own error). */
+function parsedJson(bytes: ArrayBuffer): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * `/mcp`: the remote MCP server (streamable HTTP, stateless: each request builds its server
@@ -34,10 +44,16 @@ export function mcpRouter(send: PartnerApiFetch) {
         env: c.env,
         executionCtx: c.executionCtx,
       };
-      // The body limits have read the body already (Hono keeps the bytes): hand the SDK a fresh request.
+      // The body limits have read the body already (Hono keeps the bytes): hand the SDK a fresh
+      // request, and the body parsed once here, where batches are checked, instead of again there.
       const hasBody = c.req.method !== "GET" && c.req.method !== "HEAD";
-      const request = new Request(c.req.url, { method: c.req.method, headers: c.req.raw.headers, body: hasBody ? await c.req.arrayBuffer() : undefined });
-      return handler.fetch(request, { authInfo: { token: authorization.replace(/^Bearer\s+/i, ""), clientId: keyId, scopes: [...granted], extra: { caller } } });
+      const bytes = hasBody ? await c.req.arrayBuffer() : undefined;
+      const parsedBody = bytes === undefined ? undefined : parsedJson(bytes);
+      const refusal = batchRefusal(parsedBody, c.req.header("MCP-Protocol-Version"));
+      if (refusal) return refusal;
+      const request = new Request(c.req.url, { method: c.req.method, headers: c.req.raw.headers, body: bytes });
+      const authInfo = { token: authorization.replace(/^Bearer\s+/i, ""), clientId: keyId, scopes: [...granted], extra: { caller } };
+      return handler.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });
     },
   );
 }
