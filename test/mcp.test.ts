@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { messages } from "@/lib/errors";
 import { addDays, nextWeekday, openBusinessHours } from "./helpers/calendar-factories";
 import { createAgency, createKey, setupAgency } from "./helpers/factories";
-import { admin, api, BASE, expectError } from "./helpers/http";
+import { admin, api, BASE, expectError, uniqueIp } from "./helpers/http";
 import { shardDb, shardNameOf } from "./helpers/shards";
 import { envWith, fetchWithEnv, setupVoiceAgency } from "./helpers/voice-factories";
 
@@ -95,6 +95,15 @@ function rpcMessages(text: string): any[] {
 }
 
 const toolCall = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+
+/** The headers every answer of /mcp carries: its request id, and where the caller stands against the endpoint's limit. */
+function expectEndpointHeaders(res: Response, limit: number, label: string) {
+  expect(res.headers.get("X-Request-Id"), label).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+  expect(res.headers.get("RateLimit-Limit"), label).toBe(String(limit));
+  expect(res.headers.get("RateLimit-Remaining"), label).toMatch(/^\d+$/);
+  expect(res.headers.get("RateLimit-Reset"), label).toMatch(/^\d+$/);
+  expect(res.headers.get("RateLimit-Policy"), label).toBe(`${limit};w=60`);
+}
 
 let phones = 0;
 const nextPhone = () => `+1415555${String(1000 + (++phones % 9000)).slice(-4)}`;
@@ -532,6 +541,71 @@ describe("MCP server", () => {
 
     const sent = await api("GET", `/messages?contact_uuid=${contact.contact_uuid}`, { token });
     expect(sent.body.messages).toHaveLength(3);
+  });
+
+  it("puts X-Request-Id and the endpoint's RateLimit headers on every answer: results, JSON-RPC errors, 401, 403, 405, 429 and refused batches", async () => {
+    const agencyUuid = await createAgency();
+    // A tenth of the endpoint's limit: 12 requests of the key a minute.
+    const { token } = await createKey(agencyUuid, { scopes: ["contacts"], rate_limit_multiplier: 0.1 });
+    const auth = { Authorization: `Bearer ${token}` };
+    const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "probe", version: "1" } } };
+    const modern = { "MCP-Protocol-Version": "2025-06-18" };
+
+    const answers: [string, Response, number][] = [
+      ["initialize", await postMcp(initialize, auth), 200],
+      ["tools/list", await postMcp({ jsonrpc: "2.0", id: 2, method: "tools/list" }, { ...auth, ...modern, "X-Request-Id": "agent-trace-1" }), 200],
+      ["tools/call", await postMcp(toolCall(3, "search_contacts", {}), { ...auth, ...modern }), 200],
+      ["unknown method", await postMcp({ jsonrpc: "2.0", id: 4, method: "tools/explode" }, { ...auth, ...modern }), 200],
+      ["not JSON-RPC", await postMcp({ hello: "world" }, { ...auth, ...modern }), 400],
+      ["refused batch", await postMcp([{ jsonrpc: "2.0", id: 5, method: "tools/list" }], { ...auth, ...modern }), 400],
+      ["GET", await exports.default.fetch(`${BASE}/mcp`, { headers: { ...auth, Accept: "text/event-stream" } }), 405],
+    ];
+    const remaining: number[] = [];
+    for (const [label, res, status] of answers) {
+      expect(res.status, label).toBe(status);
+      expectEndpointHeaders(res, 12, label);
+      remaining.push(Number(res.headers.get("RateLimit-Remaining")));
+    }
+    // Each one counted: the headers are the key's real standing.
+    expect(remaining).toEqual([11, 10, 9, 8, 7, 6, 5]);
+    // A request id the caller sent comes back on the SDK's own answers too.
+    expect(answers[1]![1].headers.get("X-Request-Id")).toBe("agent-trace-1");
+    expect(rpcMessages(await answers[3]![1].text())[0].error.code).toBe(-32601);
+
+    let limited: Response | undefined;
+    for (let i = 0; i < 6 && limited?.status !== 429; i++) limited = await postMcp({ jsonrpc: "2.0", id: 10 + i, method: "tools/list" }, { ...auth, ...modern });
+    expect(limited!.status).toBe(429);
+    expectEndpointHeaders(limited!, 12, "429");
+    expect(limited!.headers.get("Retry-After")).toMatch(/^\d+$/);
+
+    // Without a key, and from a page of another origin: counted against the client IP.
+    const ip = uniqueIp();
+    const noKey = await postMcp({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { "CF-Connecting-IP": ip });
+    expect(noKey.status).toBe(401);
+    expectEndpointHeaders(noKey, 120, "401");
+    const page = await postMcp({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { ...auth, Origin: "https://evil.example.com", "CF-Connecting-IP": ip });
+    expect(page.status).toBe(403);
+    expectEndpointHeaders(page, 120, "403");
+
+  });
+
+  it("counts a browser page it refuses against the client IP, as it counts a request without a key", async () => {
+    const { token } = await setupAgency();
+    const ip = uniqueIp();
+    const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
+    const refused = async () => {
+      const res = await postMcp(list, { Authorization: `Bearer ${token}`, Origin: "https://evil.example.com", "CF-Connecting-IP": ip });
+      expect(res.status).toBe(403);
+      return res.headers.get("RateLimit-Remaining");
+    };
+    expect(await refused()).toBe("119");
+    expect(await refused()).toBe("118");
+    const noKey = await postMcp(list, { "CF-Connecting-IP": ip });
+    expect(noKey.status).toBe(401);
+    expect(noKey.headers.get("RateLimit-Remaining")).toBe("117");
+    // The key itself was never presented to its gate: its own count is untouched.
+    const own = await postMcp(list, { Authorization: `Bearer ${token}`, "CF-Connecting-IP": ip });
+    expect(own.headers.get("RateLimit-Remaining")).toBe("119");
   });
 
 });

@@ -1,12 +1,40 @@
 import { createMcpHandler } from "@modelcontextprotocol/server";
+import type { MiddlewareHandler } from "hono";
 import { scopes } from "@/lib/auth/scopes";
+import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-router";
 import { MCP_RATE_LIMIT } from "@/lib/rate-limits";
 import { guard } from "@/middleware/guard";
+import { enforceIpRateLimit } from "@/middleware/rate-limit";
 import { batchRefusal } from "./batch";
 import type { CallerRequest, PartnerApiFetch } from "./call-route";
 import { mcpServer } from "./mcp-server";
 import { browserOrigin, originRefusal } from "./origin";
+
+/**
+ * Headers set with `c.header()` ahead of the handler (X-Request-Id, the guard's RateLimit-*)
+ * reach only the responses Hono builds itself (`c.json`); a Response returned as is (the MCP
+ * SDK's answers, the refusals below) would go without them. Once `c.res` exists, those headers
+ * go to it, and Hono copies them into whichever Response a later handler returns (what Hono's
+ * own cors middleware relies on): every answer of /mcp carries them, whatever branch made it.
+ */
+const keepSetHeaders: MiddlewareHandler<AppBindings> = async (c, next) => {
+  void c.res;
+  await next();
+};
+
+/**
+ * Refuses a browser page of another origin than PUBLIC_BASE_URL's. The refusal comes before
+ * the guard, which counts every request, so it is counted here the way the guard counts a
+ * request showing no key: against the client IP. A page cannot send refusals uncounted, and
+ * the refusal's RateLimit headers are real (429 once the IP has used up the endpoint's limit).
+ */
+const checkOrigin: MiddlewareHandler<AppBindings> = async (c, next) => {
+  const refusal = originRefusal(c.req.header("Origin"), browserOrigin(c.env));
+  if (!refusal) return next();
+  await enforceIpRateLimit(c, MCP_RATE_LIMIT);
+  return refusal;
+};
 
 /** The body as JSON, or undefined when it is none (the MCP SDK then answers with its own error). */
 function parsedJson(bytes: ArrayBuffer): unknown {
@@ -29,7 +57,7 @@ export function mcpRouter(send: PartnerApiFetch) {
   // One handler for the isolate, as the MCP SDK intends: it holds no session, and what varies
   // per request (the key's scopes, the caller to act as) reaches the factory as its authInfo.
   const handler = createMcpHandler(({ authInfo }) => mcpServer(authInfo?.scopes ?? [], send, authInfo?.extra?.caller as CallerRequest));
-  return createRouter().all("/", async (c, next) => originRefusal(c.req.header("Origin"), browserOrigin(c.env)) ?? next(),
+  return createRouter().all("/", keepSetHeaders, checkOrigin,
     // Every MCP request is a POST, but only a tool's own request writes: that one meets the
     // move fence, so listing tools and reading keep working while the agency moves.
     guard({ scopes, rateLimit: MCP_RATE_LIMIT, write: false }),
