@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { messages } from "@/lib/errors";
 import { addDays, nextWeekday, openBusinessHours } from "./helpers/calendar-factories";
 import { createAgency, createKey, setupAgency } from "./helpers/factories";
-import { admin, api, BASE, expectError } from "./helpers/http";
+import { admin, api, BASE, expectError, uniqueIp } from "./helpers/http";
 import { shardDb, shardNameOf } from "./helpers/shards";
 import { envWith, fetchWithEnv, setupVoiceAgency } from "./helpers/voice-factories";
 
@@ -73,6 +73,36 @@ async function expectSameError(answer: ToolAnswer, rest: { status: number; body:
   expect(rest.status).toBeGreaterThanOrEqual(400);
   expect(answer.structuredContent).toMatchObject({ success: false, error: rest.body.error, code: rest.body.code, status: rest.status });
   expect(answer.content[0]!.text).toBe(`${rest.body.error} (HTTP ${rest.status}, code ${rest.body.code})`);
+}
+
+const MCP_ACCEPT = "application/json, text/event-stream";
+
+/** A raw POST to /mcp, as a hand-rolled client (or an attacker) sends it: any body, any headers. */
+function postMcp(body: unknown, headers: Record<string, string> = {}, send = (request: Request) => exports.default.fetch(request)) {
+  return send(
+    new Request(`${BASE}/mcp`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: MCP_ACCEPT, ...headers },
+      body: JSON.stringify(body),
+    }),
+  );
+}
+
+/** The JSON-RPC messages of an answer: its JSON body, or the data of each server-sent event. */
+function rpcMessages(text: string): any[] {
+  if (!text.startsWith("event:") && !text.startsWith("data:")) return [JSON.parse(text)].flat();
+  return text.split("\n").filter((line) => line.startsWith("data: ")).map((line) => JSON.parse(line.slice("data: ".length)));
+}
+
+const toolCall = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+
+/** The headers every answer of /mcp carries: its request id, and where the caller stands against the endpoint's limit. */
+function expectEndpointHeaders(res: Response, limit: number, label: string) {
+  expect(res.headers.get("X-Request-Id"), label).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+  expect(res.headers.get("RateLimit-Limit"), label).toBe(String(limit));
+  expect(res.headers.get("RateLimit-Remaining"), label).toMatch(/^\d+$/);
+  expect(res.headers.get("RateLimit-Reset"), label).toMatch(/^\d+$/);
+  expect(res.headers.get("RateLimit-Policy"), label).toBe(`${limit};w=60`);
 }
 
 let phones = 0;
@@ -381,4 +411,201 @@ describe("MCP server", () => {
     expect(String((refused as ToolAnswer).content?.[0]?.text ?? refused)).toMatch(/get_wallet/);
     expectError(await api("GET", "/voice-ai/wallet", { token }), 403, messages.missingScope("voice-ai"), "insufficient_scope");
   });
+  it("refuses 5,000 unknown arguments, or one 100,000-character name, in an answer under 4 KB naming at most 20", { timeout: 10_000 }, async () => {
+    const { token } = await setupAgency();
+    const auth = { Authorization: `Bearer ${token}` };
+    const answerOf = async (args: Record<string, unknown>) => {
+      const res = await postMcp(toolCall(1, "search_contacts", args), auth);
+      expect(res.status).toBe(200);
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      expect(bytes.byteLength).toBeLessThan(4096);
+      return rpcMessages(new TextDecoder().decode(bytes))[0].result as ToolAnswer;
+    };
+
+    const guesses = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`guess_${i}`, i]));
+    const many = await answerOf(guesses);
+    const named = Array.from({ length: 20 }, (_, i) => `guess_${i}`);
+    expect(many).toMatchObject({ isError: true, structuredContent: { code: "validation_error", error: `Unknown arguments: ${named.join(", ")} and 4,980 more` } });
+    expect(many.structuredContent!.details).toEqual(named.map((field) => ({ field, message: "Unknown argument" })));
+
+    const long = await answerOf({ ["x".repeat(100_000)]: 1 });
+    expect(long.structuredContent).toMatchObject({ error: `Unknown argument: ${"x".repeat(32)}…`, details: [{ field: `${"x".repeat(32)}…`, message: "Unknown argument" }] });
+
+    // Names whose every character the answer's JSON escapes (six bytes each), or that take four bytes each.
+    for (const char of ["\u0001", "\u{1F600}"]) {
+      const escaped = await answerOf(Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`${i}${char.repeat(100)}`, i])));
+      expect(escaped.structuredContent!.details).toHaveLength(20);
+      expect(escaped.structuredContent!.error).toMatch(/ and 480 more$/);
+    }
+  });
+
+  it("refuses a path argument that is not a string with the route's own message, and a query argument that is an object or array by name", async () => {
+    const { token } = await setupAgency();
+    const contact = (await api("POST", "/contacts", { token, body: { first_name: "Typed", last_name: "Input" } })).body.contact;
+    const { call } = await connect(token);
+    const rest = await api("GET", "/contacts/not-a-uuid", { token });
+    expect(rest.body.error).toBe("contact_uuid must be a UUID");
+
+    // A one-item array is not its item, and an object is never `[object Object]` (nor a TypeError).
+    for (const value of [{ a: 1 }, { toString: 1 }, [contact.contact_uuid], 5, true, null, undefined]) {
+      await expectSameError(await call("get_contact", { contact_uuid: value }), rest);
+    }
+
+    for (const [args, field, kind] of [
+      [{ q: { a: 1 } }, "q", "an object"],
+      [{ q: ["ada", "grace"] }, "q", "an array"],
+      [{ limit: { toString: 1 } }, "limit", "an object"],
+    ] as const) {
+      const message = `${field} must be a string, a number or a boolean, not ${kind}`;
+      expect(await call("search_contacts", args)).toMatchObject({
+        isError: true,
+        content: [{ type: "text", text: `${message} (code validation_error)` }],
+        structuredContent: { success: false, code: "validation_error", error: message, details: [{ field, message }] },
+      });
+    }
+    // Numbers and booleans still go as query text, for the route to check.
+    expect((await call("search_contacts", { q: "typed", limit: 5 })).structuredContent!.contacts).toHaveLength(1);
+
+    // The idempotency key travels in a header: the same rule, and nothing is sent.
+    const keyed = await call("send_message", { contact_uuid: contact.contact_uuid, channel: "note", body: "Hi", idempotency_key: { toString: 1 } });
+    expect(keyed.structuredContent).toMatchObject({ code: "validation_error", error: "idempotency_key must be a string, a number or a boolean, not an object" });
+    expect((await api("GET", `/messages?contact_uuid=${contact.contact_uuid}`, { token })).body.messages).toEqual([]);
+  });
+  it("trusts browser pages of PUBLIC_BASE_URL's exact origin only: not another scheme, port or subdomain, nor `null`", async () => {
+    const { token } = await setupAgency();
+    const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
+    const fromPage = (publicBaseUrl: string, origin: string) => {
+      const publicEnv = envWith({ PUBLIC_BASE_URL: publicBaseUrl });
+      return postMcp(list, { Authorization: `Bearer ${token}`, Origin: origin }, (request) => fetchWithEnv(publicEnv, request));
+    };
+
+    for (const origin of ["http://partner.test", "https://partner.test:8443", "https://api.partner.test", "null"]) {
+      const res = await fromPage("https://partner.test", origin);
+      expect(res.status, origin).toBe(403);
+      expect(await res.json()).toEqual({ jsonrpc: "2.0", error: { code: -32000, message: `Invalid Origin: ${origin}` }, id: null });
+    }
+    const exact = await fromPage("https://partner.test", "https://partner.test");
+    expect(exact.status).toBe(200);
+    expect(rpcMessages(await exact.text())[0].result.tools.map((t: any) => t.name)).toEqual(ALL_TOOLS);
+
+    // The port is part of the origin both ways.
+    expect((await fromPage("https://partner.test:8443", "https://partner.test:8443")).status).toBe(200);
+    expect((await fromPage("https://partner.test:8443", "https://partner.test")).status).toBe(403);
+    // An agent sends no Origin, and is served whatever PUBLIC_BASE_URL is.
+    const agent = await postMcp(list, { Authorization: `Bearer ${token}` }, (request) => fetchWithEnv(envWith({ PUBLIC_BASE_URL: "https://partner.test" }), request));
+    expect(agent.status).toBe(200);
+  });
+
+  it("refuses a JSON-RPC batch on protocol 2025-06-18 and later with a 400, carrying none of it out", async () => {
+    const { token } = await setupAgency();
+    const contact = (await api("POST", "/contacts", { token, body: { first_name: "Batch", last_name: "Target" } })).body.contact;
+    const notes = Array.from({ length: 100 }, (_, i) => toolCall(i + 1, "send_message", { contact_uuid: contact.contact_uuid, channel: "note", body: `Note ${i}` }));
+    const auth = { Authorization: `Bearer ${token}` };
+    const refusal = (version: string) => ({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: `Invalid Request: JSON-RPC batches are not supported in protocol version ${version}; send one message per request` },
+    });
+
+    for (const version of ["2025-06-18", "2025-11-25", "2026-07-28"]) {
+      const res = await postMcp(notes, { ...auth, "MCP-Protocol-Version": version });
+      expect(res.status, version).toBe(400);
+      expect(await res.json()).toEqual(refusal(version));
+    }
+    // Without the header, an initialize inside the batch names the version.
+    const initialize = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "batcher", version: "1" } } };
+    const withInitialize = await postMcp([initialize, ...notes.slice(0, 2)], auth);
+    expect(withInitialize.status).toBe(400);
+    expect(await withInitialize.json()).toEqual(refusal("2025-06-18"));
+
+    const sent = await api("GET", `/messages?contact_uuid=${contact.contact_uuid}`, { token });
+    expect(sent.body.messages).toEqual([]);
+  });
+
+  it("serves a 2025-03-26 client's batch: one naming 2025-03-26, or one naming no version at all", async () => {
+    const { token } = await setupAgency();
+    const contact = (await api("POST", "/contacts", { token, body: { first_name: "Old", last_name: "Client" } })).body.contact;
+    const note = (id: number) => toolCall(id, "send_message", { contact_uuid: contact.contact_uuid, channel: "note", body: `Note ${id}` });
+    const auth = { Authorization: `Bearer ${token}` };
+
+    const pinned = await postMcp([note(1), note(2)], { ...auth, "MCP-Protocol-Version": "2025-03-26" });
+    expect(pinned.status).toBe(200);
+    const pinnedAnswers = rpcMessages(await pinned.text());
+    expect(pinnedAnswers.map((m) => m.id).sort()).toEqual([1, 2]);
+    expect(pinnedAnswers.every((m) => m.result.structuredContent.message.channel === "note")).toBe(true);
+
+    // No header and no initialize of a later version: the SDK's default, 2025-03-26.
+    const unnamed = await postMcp([note(3), { jsonrpc: "2.0", id: 4, method: "tools/list" }], auth);
+    expect(unnamed.status).toBe(200);
+    expect(rpcMessages(await unnamed.text()).map((m) => m.id).sort()).toEqual([3, 4]);
+
+    const sent = await api("GET", `/messages?contact_uuid=${contact.contact_uuid}`, { token });
+    expect(sent.body.messages).toHaveLength(3);
+  });
+
+  it("puts X-Request-Id and the endpoint's RateLimit headers on every answer: results, JSON-RPC errors, 401, 403, 405, 429 and refused batches", async () => {
+    const agencyUuid = await createAgency();
+    // A tenth of the endpoint's limit: 12 requests of the key a minute.
+    const { token } = await createKey(agencyUuid, { scopes: ["contacts"], rate_limit_multiplier: 0.1 });
+    const auth = { Authorization: `Bearer ${token}` };
+    const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "probe", version: "1" } } };
+    const modern = { "MCP-Protocol-Version": "2025-06-18" };
+
+    const answers: [string, Response, number][] = [
+      ["initialize", await postMcp(initialize, auth), 200],
+      ["tools/list", await postMcp({ jsonrpc: "2.0", id: 2, method: "tools/list" }, { ...auth, ...modern, "X-Request-Id": "agent-trace-1" }), 200],
+      ["tools/call", await postMcp(toolCall(3, "search_contacts", {}), { ...auth, ...modern }), 200],
+      ["unknown method", await postMcp({ jsonrpc: "2.0", id: 4, method: "tools/explode" }, { ...auth, ...modern }), 200],
+      ["not JSON-RPC", await postMcp({ hello: "world" }, { ...auth, ...modern }), 400],
+      ["refused batch", await postMcp([{ jsonrpc: "2.0", id: 5, method: "tools/list" }], { ...auth, ...modern }), 400],
+      ["GET", await exports.default.fetch(`${BASE}/mcp`, { headers: { ...auth, Accept: "text/event-stream" } }), 405],
+    ];
+    const remaining: number[] = [];
+    for (const [label, res, status] of answers) {
+      expect(res.status, label).toBe(status);
+      expectEndpointHeaders(res, 12, label);
+      remaining.push(Number(res.headers.get("RateLimit-Remaining")));
+    }
+    // Each one counted: the headers are the key's real standing.
+    expect(remaining).toEqual([11, 10, 9, 8, 7, 6, 5]);
+    // A request id the caller sent comes back on the SDK's own answers too.
+    expect(answers[1]![1].headers.get("X-Request-Id")).toBe("agent-trace-1");
+    expect(rpcMessages(await answers[3]![1].text())[0].error.code).toBe(-32601);
+
+    let limited: Response | undefined;
+    for (let i = 0; i < 6 && limited?.status !== 429; i++) limited = await postMcp({ jsonrpc: "2.0", id: 10 + i, method: "tools/list" }, { ...auth, ...modern });
+    expect(limited!.status).toBe(429);
+    expectEndpointHeaders(limited!, 12, "429");
+    expect(limited!.headers.get("Retry-After")).toMatch(/^\d+$/);
+
+    // Without a key, and from a page of another origin: counted against the client IP.
+    const ip = uniqueIp();
+    const noKey = await postMcp({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { "CF-Connecting-IP": ip });
+    expect(noKey.status).toBe(401);
+    expectEndpointHeaders(noKey, 120, "401");
+    const page = await postMcp({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { ...auth, Origin: "https://evil.example.com", "CF-Connecting-IP": ip });
+    expect(page.status).toBe(403);
+    expectEndpointHeaders(page, 120, "403");
+
+  });
+
+  it("counts a browser page it refuses against the client IP, as it counts a request without a key", async () => {
+    const { token } = await setupAgency();
+    const ip = uniqueIp();
+    const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
+    const refused = async () => {
+      const res = await postMcp(list, { Authorization: `Bearer ${token}`, Origin: "https://evil.example.com", "CF-Connecting-IP": ip });
+      expect(res.status).toBe(403);
+      return res.headers.get("RateLimit-Remaining");
+    };
+    expect(await refused()).toBe("119");
+    expect(await refused()).toBe("118");
+    const noKey = await postMcp(list, { "CF-Connecting-IP": ip });
+    expect(noKey.status).toBe(401);
+    expect(noKey.headers.get("RateLimit-Remaining")).toBe("117");
+    // The key itself was never presented to its gate: its own count is untouched.
+    const own = await postMcp(list, { Authorization: `Bearer ${token}`, "CF-Connecting-IP": ip });
+    expect(own.headers.get("RateLimit-Remaining")).toBe("119");
+  });
+
 });

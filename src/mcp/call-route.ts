@@ -55,9 +55,15 @@ async function idempotencyKeyOf(tool: string, args: Record<string, unknown>): Pr
  * A path parameter as one segment of the route's own path. `.` and `..` would be resolved by
  * the URL (`/contacts/..` is `/`), so they are escaped twice: the route then sees `%2E` and
  * answers with its own message for a value that is not an id.
+ *
+ * Anything but a string goes as its JSON text (absent as `null`): `String()` would turn an
+ * object into `[object Object]` (or throw, for `{"toString": 1}`), a one-item array into its
+ * item, and an absent value into an empty segment that names another route. A path parameter
+ * is an id, which no JSON text of a number, boolean, null, object or array is, so the route
+ * refuses each with its own message for that parameter.
  */
 function pathSegment(value: unknown): string {
-  const text = String(value ?? "");
+  const text = typeof value === "string" ? value : JSON.stringify(value ?? null);
   return /^\.{1,2}$/.test(text) ? text.replaceAll(".", "%252E") : encodeURIComponent(text);
 }
 
@@ -102,22 +108,69 @@ function toolError(status: number, envelope: Partial<ErrorBody>, response: Respo
   };
 }
 
+/** A call refused before it reaches its route, in the API's envelope of a validation error. */
+function refusedCall(error: string, details: { field: string; message: string }[]): CallToolResult {
+  const envelope: ErrorBody = { success: false, error, code: "validation_error", details };
+  return { isError: true, content: [{ type: "text", text: `${error} (code validation_error)` }], structuredContent: { ...envelope } };
+}
+
+/** How many unknown arguments a refusal names: enough to spot a typo, never an answer as large as the request. */
+const MAX_NAMED_UNKNOWN = 20;
+/** Bytes of a name as the answer's JSON carries it: a character JSON escapes counts its escape (`\u0001` is 6). */
+const MAX_SHOWN_NAME_BYTES = 32;
+
+const utf8 = new TextEncoder();
+const jsonBytes = (text: string) => utf8.encode(JSON.stringify(text)).length - 2;
+
+/**
+ * An argument's name as a refusal echoes it, cut (with an ellipsis) to MAX_SHOWN_NAME_BYTES of
+ * the answer: each name is echoed three times, so this and MAX_NAMED_UNKNOWN keep the whole
+ * answer under 4 KB whatever names were sent.
+ */
+function shownName(name: string): string {
+  let shown = "";
+  let bytes = 0;
+  for (const char of name) {
+    bytes += jsonBytes(char);
+    if (bytes > MAX_SHOWN_NAME_BYTES) return `${shown}…`;
+    shown += char;
+  }
+  return shown;
+}
+
 /**
  * Arguments the tool does not take, refused as the API refuses unknown body fields: an agent
- * guessing a name (`name` for `q`) must hear so rather than get an unfiltered answer.
+ * guessing a name (`name` for `q`) must hear so rather than get an unfiltered answer. Only the
+ * first few are named, each once in the message and once in `details`.
  */
 function unknownArguments(places: ArgumentPlaces, args: Record<string, unknown>, takesIdempotencyKey: boolean): CallToolResult | undefined {
   const known = new Set([...places.path, ...places.query, ...places.body, ...(takesIdempotencyKey ? ["idempotency_key"] : [])]);
   const unknown = Object.keys(args).filter((name) => !known.has(name));
   if (unknown.length === 0) return undefined;
-  const error = `Unknown argument${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}`;
-  const envelope: ErrorBody = { success: false, error, code: "validation_error", details: unknown.map((field) => ({ field, message: error })) };
-  return { isError: true, content: [{ type: "text", text: `${error} (code validation_error)` }], structuredContent: { ...envelope } };
+  const named = unknown.slice(0, MAX_NAMED_UNKNOWN).map(shownName);
+  const more = unknown.length - named.length;
+  const error = `Unknown argument${unknown.length > 1 ? "s" : ""}: ${named.join(", ")}${more > 0 ? ` and ${more.toLocaleString("en-US")} more` : ""}`;
+  return refusedCall(error, named.map((field) => ({ field, message: "Unknown argument" })));
+}
+
+/**
+ * Query arguments and the idempotency key travel as text (in the URL, in a header): a string,
+ * number or boolean goes as its text, for the route to check like any query string. An object
+ * or array has no such text (`String()` makes `[object Object]`, or `a,b` of an array, which a
+ * free-text argument like `q` would search for), so the call is refused, naming the argument.
+ */
+function nonTextArguments(tool: RouteCall, args: Record<string, unknown>): CallToolResult | undefined {
+  const { places } = tool;
+  const asText = [...places.query.filter((name) => !places.body.includes(name)), ...(tool.method === "post" ? ["idempotency_key"] : [])];
+  const details = asText
+    .filter((name) => args[name] !== null && typeof args[name] === "object")
+    .map((field) => ({ field, message: `${field} must be a string, a number or a boolean, not ${Array.isArray(args[field]) ? "an array" : "an object"}` }));
+  return details.length === 0 ? undefined : refusedCall(details[0]!.message, details);
 }
 
 /** Carries out a tool call through its route and turns the answer into the tool's result. */
 export async function callRoute(send: PartnerApiFetch, tool: RouteCall, args: Record<string, unknown>, caller: CallerRequest): Promise<CallToolResult> {
-  const refused = unknownArguments(tool.places, args, tool.method === "post");
+  const refused = unknownArguments(tool.places, args, tool.method === "post") ?? nonTextArguments(tool, args);
   if (refused) return refused;
   const request = await routeRequest(tool, args, caller);
   markMcpToolRequest(request);
