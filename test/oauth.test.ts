@@ -41,6 +41,8 @@ describe("OAuth discovery", () => {
       code_challenge_methods_supported: ["S256"],
       response_types_supported: ["code"],
       scopes_supported: [...scopes],
+      // Apps may name themselves by a metadata document URL (wrangler.toml's global_fetch_strictly_public).
+      client_id_metadata_document_supported: true,
     });
     expect(res.body.grant_types_supported).toEqual(expect.arrayContaining(["authorization_code", "refresh_token"]));
   });
@@ -255,6 +257,38 @@ describe("Authorization code flow", () => {
     // offline_access asks for nothing more: every grant gets a refresh token.
     const offline = await visit(browserOf(session), "GET", authorizeUrl({ clientId: app.clientId, scope: "contacts offline_access", challenge }));
     expect([...offline.html.matchAll(/<li data-scope="([^"]+)">/g)].map((m) => m[1])).toEqual(["contacts"]);
+  });
+
+  it("accepts an app named by its Client ID Metadata Document URL, and shows the domain that vouches for it", async () => {
+    const session = await signIn();
+    const clientId = `https://app.example.com/oauth/client-${crypto.randomUUID()}.json`;
+    const realFetch = globalThis.fetch;
+    const fetched: string[] = [];
+    vi.stubGlobal("fetch", async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = new Request(input, init).url;
+      if (url !== clientId) return realFetch(input, init);
+      fetched.push(url);
+      return Response.json(
+        { client_id: clientId, client_name: "Metadata App", redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"] },
+        { headers: { "Cache-Control": "no-store" } },
+      );
+    });
+    try {
+      const { verifier, challenge } = await pkce();
+      const browser = browserOf(session);
+      const page = await visit(browser, "GET", authorizeUrl({ clientId, scope: "contacts", challenge }));
+      expect(page.status, page.html).toBe(200);
+      expect(page.html).toContain("Published by <strong>app.example.com</strong>");
+      expect(fetched.length).toBeGreaterThan(0);
+      const answered = await visit(browser, "POST", "/dashboard/oauth/authorize", { ...consentForm(page.html), decision: "approve" });
+      const code = new URL(answered.location!).searchParams.get("code")!;
+      const tokens = await exchangeCode(clientId, code, verifier);
+      expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
+      const grantId = (tokens.body.access_token as string).split(":")[1]!;
+      expect(await grantRow(session.agencyUuid, grantId)).toMatchObject({ client_id: clientId, client_name: "Metadata App", client_domain: "app.example.com" });
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it("shows an invalid request on its own page, never redirecting to an unregistered URI", async () => {
