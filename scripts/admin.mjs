@@ -244,6 +244,18 @@ const commands = {
     // The URL alone on stdout, so `open "$(npm run -s admin -- dashboard-link ...)"` works.
     print: (body) => ({ stdout: body.url, stderr: `valid once, until ${body.expires_at}` }),
   },
+  grants: {
+    summary: "List an agency's connected apps (OAuth grants); --include-revoked for the revoked ones too",
+    flags: { ...agencyFlag, "include-revoked": { type: "boolean", description: "also list revoked grants" } },
+    request: (f) => ["GET", `/agencies/${seg(f.agency)}/grants${f["include-revoked"] ? "?include_revoked=true" : ""}`],
+  },
+  "revoke-grant": {
+    summary: "Revoke a connected app: its tokens are refused from the next request",
+    flags: { ...agencyFlag, grant: required("grant_id (16 characters)") },
+    request: (f) => ["DELETE", `/agencies/${seg(f.agency)}/grants/${seg(f.grant)}`],
+    // 204: nothing to print but the outcome.
+    print: () => ({ stdout: "revoked" }),
+  },
   "wallet-credit": {
     summary: "Credit an agency's Voice AI wallet",
     flags: { ...agencyFlag, "amount-cents": required("amount in cents, e.g. 5000") },
@@ -362,7 +374,7 @@ async function main(argv) {
   if (res.ok && parsed.print) {
     const { stdout, stderr } = parsed.print(res.body);
     console.log(stdout);
-    console.error(stderr);
+    if (stderr) console.error(stderr);
     return 0;
   }
   console.log(typeof res.body === "string" ? res.body : JSON.stringify(res.body, null, 2));
