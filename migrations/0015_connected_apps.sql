@@ -8,6 +8,7 @@ CREATE TABLE `app_grants` (
 	`resource` text NOT NULL,
 	`scopes` text NOT NULL,
 	`granted_by` text NOT NULL,
+	`rate_limit_multiplier` real DEFAULT 1 NOT NULL,
 	`last_used_at` text,
 	`revoked_at` text,
 	`created_at` text NOT NULL,

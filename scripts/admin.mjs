@@ -249,6 +249,11 @@ const commands = {
     flags: { ...agencyFlag, "include-revoked": { type: "boolean", description: "also list revoked grants" } },
     request: (f) => ["GET", `/agencies/${seg(f.agency)}/grants${f["include-revoked"] ? "?include_revoked=true" : ""}`],
   },
+  "grant-multiplier": {
+    summary: "Scale a connected app's rate limits (e.g. 10 for a high-volume app)",
+    flags: { ...agencyFlag, grant: required("grant_id (16 characters)"), multiplier: required("rate-limit multiplier, 0.01 to 10000") },
+    request: (f) => ["PATCH", `/agencies/${seg(f.agency)}/grants/${seg(f.grant)}`, { rate_limit_multiplier: number(f.multiplier) }],
+  },
   "revoke-grant": {
     summary: "Revoke a connected app: its tokens are refused from the next request",
     flags: { ...agencyFlag, grant: required("grant_id (16 characters)") },

@@ -48,6 +48,7 @@ function operatorRequests(agencyUuid: string, keyUuid: string, memberUuid = UNKN
     ["POST", `/agencies/${agencyUuid}/secrets`, { name: "vapi.api_key", value: "vapi-operator-auth-test" }],
     ["POST", `/members/${memberUuid}/dashboard-links`],
     ["GET", `/agencies/${agencyUuid}/grants`],
+    ["PATCH", `/agencies/${agencyUuid}/grants/${grantId}`, { rate_limit_multiplier: 2 }],
     ["DELETE", `/agencies/${agencyUuid}/grants/${grantId}`],
     ["GET", "/openapi.json"],
   ];

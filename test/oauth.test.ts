@@ -345,6 +345,20 @@ describe("Requests with an OAuth token", () => {
     expect((await api("GET", "/contacts/tags", { token: session.token })).headers.get("RateLimit-Remaining")).toBe("59");
   });
 
+  it("scales a grant's limits when the operator sets its multiplier, from its next request", async () => {
+    const session = await signIn();
+    const app = await connectApp(session, "contacts");
+    expect((await api("GET", "/contacts/tags", { token: app.accessToken })).headers.get("RateLimit-Limit")).toBe("60");
+    const scaled = await admin("PATCH", `/agencies/${session.agencyUuid}/grants/${app.grantId}`, { rate_limit_multiplier: 2.5 });
+    expect(scaled.status, JSON.stringify(scaled.body)).toBe(200);
+    expect(scaled.body.grant).toMatchObject({ grant_id: app.grantId, rate_limit_multiplier: 2.5 });
+    const after = await api("GET", "/contacts/tags", { token: app.accessToken });
+    expect(after.headers.get("RateLimit-Limit")).toBe("150");
+    expect(after.headers.get("RateLimit-Remaining")).toBe("148");
+    expect((await admin("PATCH", `/agencies/${session.agencyUuid}/grants/${app.grantId}`, { rate_limit_multiplier: 0 })).status).toBe(400);
+    expect((await admin("PATCH", `/agencies/${session.agencyUuid}/grants/${app.grantId}`, { rate_limit_multiplier: 2, scopes: ["*"] })).status).toBe(400);
+  });
+
   it("refuses an MCP host's token on the REST routes: its audience is /mcp", async () => {
     const session = await signIn();
     const app = await connectApp(session, "contacts", { resource: `${BASE}/mcp` });

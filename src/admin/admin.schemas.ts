@@ -48,13 +48,16 @@ const scopeList = z
   .max(grantedScopeValues.length)
   .refine((s) => new Set(s).size === s.length, { message: "scopes must not repeat" });
 
+/** How far the operator may scale a key's or a connected app's rate limits. */
+export const rateLimitMultiplier = z.number().min(0.01).max(10_000);
+
 export const CreateKeyBody = z
   .strictObject({
     name: z.string().trim().min(1).max(100),
     scopes: scopeList,
     expires: z.boolean().default(true),
     expires_at: z.iso.datetime({ offset: true }).optional(),
-    rate_limit_multiplier: z.number().min(0.01).max(10_000).optional(),
+    rate_limit_multiplier: rateLimitMultiplier.optional(),
   })
   .refine((b) => b.expires || mayNeverExpire(b.scopes), {
     message: keyMessages.neverExpires,
@@ -70,7 +73,7 @@ export const UpdateKeyBody = z
   .strictObject({
     name: z.string().trim().min(1).max(100).optional(),
     scopes: scopeList.optional(),
-    rate_limit_multiplier: z.number().min(0.01).max(10_000).optional(),
+    rate_limit_multiplier: rateLimitMultiplier.optional(),
   })
   .openapi("AdminUpdateKey", { example: { scopes: ["contacts"] } });
 

@@ -1,11 +1,13 @@
 import { z, type RouteHandler } from "@hono/zod-openapi";
 import { listAgencyGrants, toPublicGrant } from "@/lib/auth/app-grants.repository";
-import { requireGrant, revokeGrant } from "@/lib/auth/grant-operations";
+import { requireGrant, revokeGrant, setGrantRateLimit } from "@/lib/auth/grant-operations";
 import { OPERATOR } from "@/lib/audit/audit-log";
 import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-router";
+import { jsonBody } from "@/lib/openapi";
 import { ConnectedApp, GRANT_ID_LENGTH } from "@/routes/connected-apps/connected-app.schemas";
 import { adminJson, adminRoute, agencyParams, ERRORS_WITHOUT_CONFLICT, requireAgency } from "./admin-route";
+import { rateLimitMultiplier } from "./admin.schemas";
 
 const grantParams = agencyParams.extend({
   grant_id: z
@@ -50,6 +52,19 @@ export const deleteGrant = adminRoute(
   ERRORS_WITHOUT_CONFLICT,
 );
 
+export const updateGrant = adminRoute(
+  {
+    method: "patch",
+    path: "/agencies/{agency_uuid}/grants/{grant_id}",
+    operationId: "adminUpdateGrant",
+    summary: "Scale a connected app's rate limits",
+    description: "As a key's multiplier: every rate limit of the grant is multiplied by it (at least one request), from the grant's next request.",
+    request: { params: grantParams, body: jsonBody(z.strictObject({ rate_limit_multiplier: rateLimitMultiplier }).openapi("AdminUpdateGrant", { example: { rate_limit_multiplier: 10 } })) },
+    responses: { 200: adminJson(z.object({ success: z.literal(true), grant: ConnectedApp }), "The grant.") },
+  },
+  ERRORS_WITHOUT_CONFLICT,
+);
+
 const listGrantsHandler: RouteHandler<typeof listGrants, AppBindings> = async (c) => {
   const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
   const rows = await listAgencyGrants(c.var.db, agency.id, { includeRevoked: c.req.valid("query").include_revoked === "true" });
@@ -64,5 +79,16 @@ const deleteGrantHandler: RouteHandler<typeof deleteGrant, AppBindings> = async 
   return c.body(null, 204);
 };
 
+const updateGrantHandler: RouteHandler<typeof updateGrant, AppBindings> = async (c) => {
+  const params = c.req.valid("param");
+  const agency = await requireAgency(c, params.agency_uuid);
+  const grant = await requireGrant(c.var.db, agency.id, params.grant_id);
+  const updated = await setGrantRateLimit({ db: c.var.db, env: c.env }, grant, c.req.valid("json").rate_limit_multiplier);
+  return c.json({ success: true as const, grant: toPublicGrant(updated) }, 200);
+};
+
 /** Connected apps (OAuth grants), mounted on the operator router (admin.index.ts). */
-export const grantsAdminRouter = createRouter().openapi(listGrants, listGrantsHandler).openapi(deleteGrant, deleteGrantHandler);
+export const grantsAdminRouter = createRouter()
+  .openapi(listGrants, listGrantsHandler)
+  .openapi(updateGrant, updateGrantHandler)
+  .openapi(deleteGrant, deleteGrantHandler);

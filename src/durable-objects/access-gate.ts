@@ -102,6 +102,13 @@ interface GrantToken {
   checkedAt: number;
 }
 
+/** A connected app's grant, as its gate needs it: where its agency lives, and its row's limits. */
+interface GrantState {
+  shard: string;
+  moving: boolean;
+  rateLimitMultiplier: number;
+}
+
 /** A grant's gate keeps at most this many tokens in mind: its app holds one or two at a time. */
 const MAX_GRANT_TOKENS = 16;
 
@@ -137,7 +144,7 @@ export class AccessGate extends DurableObject<Env> {
   private readonly lastUsed: LastUsedWriter;
   /** A grant's gate: the tokens it checked, by hash, and where the grant's agency lives. */
   private readonly grantTokens = new Map<string, GrantToken>();
-  private agencyPlace: { agencyId: string; place: { shard: string; moving: boolean } | null; loadedAt: number } | undefined;
+  private grant: { agencyId: string; state: GrantState | null; loadedAt: number } | undefined;
   private revoked = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -174,27 +181,27 @@ export class AccessGate extends DurableObject<Env> {
   /**
    * A connected app's request: the grant's gate checks its OAuth token (the library's record,
    * read once a minute at most), the audience, the rate limit and the scope in one call, as
-   * `admit` does for a key; a grant counts against the route's limit like a key.
+   * `admit` does for a key, from cached copies of the token and of the grant's row.
    */
   async admitGrant(request: GrantAdmissionRequest): Promise<Admission> {
     if (this.revoked) return { outcome: "invalid" };
     const token = await this.grantToken(request);
     if (!token) return { outcome: "invalid" };
     if (token.expiresAtMs <= Date.now()) return { outcome: "expired" };
-    const place = await this.placeOf(token.agencyId);
-    if (!place) return { outcome: "invalid" };
+    const grant = await this.grantState(token.agencyId, request.grantId);
+    if (!grant) return { outcome: "invalid" };
 
-    const decision = this.consume(request.bucket, request.limit, request.windowSeconds);
+    const decision = this.consume(request.bucket, effectiveLimit(request.limit, grant.rateLimitMultiplier), request.windowSeconds);
     if (!decision.allowed) return { outcome: "forbidden", decision };
     if (!hasAnyScope(token.scopes, request.scopes)) return { outcome: "forbidden", decision };
-    if (place.moving && request.write) return { outcome: "moving", decision };
+    if (grant.moving && request.write) return { outcome: "moving", decision };
     const caller: Caller = {
       credential: { type: "app_grant", grantId: request.grantId, clientId: token.clientId },
       agencyId: token.agencyId,
-      shard: place.shard,
+      shard: grant.shard,
       scopes: token.scopes,
     };
-    this.lastUsed.touch("app_grants", request.grantId, shardDatabase(this.env, place.shard));
+    this.lastUsed.touch("app_grants", request.grantId, shardDatabase(this.env, grant.shard));
     return { outcome: "admitted", caller, decision };
   }
 
@@ -203,7 +210,7 @@ export class AccessGate extends DurableObject<Env> {
     this.generation++;
     this.key = undefined;
     this.grantTokens.clear();
-    this.agencyPlace = undefined;
+    this.grant = undefined;
   }
 
   /**
@@ -344,15 +351,24 @@ export class AccessGate extends DurableObject<Env> {
     return null;
   }
 
-  /** Where the grant's agency lives, from the directory once a minute at most (as a key's row). */
-  private async placeOf(agencyId: string): Promise<{ shard: string; moving: boolean } | null> {
-    const known = this.agencyPlace;
-    if (known && known.agencyId === agencyId && Date.now() - known.loadedAt < KEY_CACHE_MS) return known.place;
+  /**
+   * Where the grant's agency lives and the grant's own row (its multiplier, whether it was
+   * revoked): two reads once a minute at most, as a key's, or after an invalidation.
+   */
+  private async grantState(agencyId: string, grantId: string): Promise<GrantState | null> {
+    const known = this.grant;
+    if (known && known.agencyId === agencyId && Date.now() - known.loadedAt < KEY_CACHE_MS) return known.state;
     const generation = this.generation;
     const location = await agencyLocation(this.env, agencyId);
-    const place = location ? { shard: location.shard, moving: location.movingTo !== null } : null;
-    if (generation === this.generation) this.agencyPlace = { agencyId, place, loadedAt: Date.now() };
-    return place;
+    const row = location
+      ? await shardDatabase(this.env, location.shard)
+          .prepare("SELECT rate_limit_multiplier, revoked_at FROM app_grants WHERE id = ? AND agency_id = ?")
+          .bind(grantId, agencyId)
+          .first<{ rate_limit_multiplier: number; revoked_at: string | null }>()
+      : null;
+    const state = location && row && !row.revoked_at ? { shard: location.shard, moving: location.movingTo !== null, rateLimitMultiplier: row.rate_limit_multiplier } : null;
+    if (generation === this.generation) this.grant = { agencyId, state, loadedAt: Date.now() };
+    return state;
   }
 
   private load(bucket: string): [second: number, count: number][] {

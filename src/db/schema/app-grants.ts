@@ -1,4 +1,4 @@
-import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { agencies } from "./agencies";
 import { createdAt, timestamp, updatedAt } from "./columns";
 
@@ -30,6 +30,8 @@ export const appGrants = sqliteTable(
     scopes: text("scopes", { mode: "json" }).$type<string[]>().notNull(),
     /** The owner or admin who approved it. */
     grantedBy: text("granted_by").notNull(),
+    /** Set by the operator for a high-volume app, as for a key: scales every rate limit of the grant. */
+    rateLimitMultiplier: real("rate_limit_multiplier").notNull().default(1),
     /** Written behind by the grant's AccessGate, at most once a minute: up to a minute stale. */
     lastUsedAt: timestamp("last_used_at"),
     revokedAt: timestamp("revoked_at"),

@@ -43,6 +43,7 @@ export const toPublicGrant = (row: AppGrantRow) => ({
   resource: row.resource,
   scopes: row.scopes,
   granted_by: row.grantedBy,
+  rate_limit_multiplier: row.rateLimitMultiplier,
   created_at: row.createdAt,
   last_used_at: row.lastUsedAt,
   revoked_at: row.revokedAt,
@@ -134,6 +135,16 @@ export async function markGrantRevoked(db: Db, grant: AppGrantRow, actor: Actor)
     grantAudit(db, grant.agencyId, grant.id, actor, "app.revoked", grant.clientName),
   ]);
   return (rows as AppGrantRow[])[0] ?? grant;
+}
+
+/** The operator's scaling of a grant's rate limits; the row as it now is. */
+export async function setGrantMultiplier(db: Db, grant: AppGrantRow, multiplier: number): Promise<AppGrantRow> {
+  const [row] = await db
+    .update(appGrants)
+    .set({ rateLimitMultiplier: multiplier, updatedAt: nowIso() })
+    .where(and(eq(appGrants.id, grant.id), eq(appGrants.agencyId, grant.agencyId)))
+    .returning();
+  return row ?? grant;
 }
 
 /** The ids of the agency's live grants, whose gates must forget the agency's shard when it moves. */

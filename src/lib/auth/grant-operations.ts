@@ -5,7 +5,7 @@ import type { Actor } from "@/lib/audit/audit-log";
 import { notFound } from "@/lib/errors";
 import { createLogger } from "@/lib/logger";
 import { publishWritten } from "@/lib/webhooks/publish";
-import { getAgencyGrant, markGrantRevoked, type AppGrantRow } from "./app-grants.repository";
+import { getAgencyGrant, markGrantRevoked, setGrantMultiplier, type AppGrantRow } from "./app-grants.repository";
 import { grantGate } from "./gate";
 import { oauthApi } from "./oauth-server";
 import { oauthTokenParts } from "./tokens";
@@ -41,6 +41,13 @@ export async function revokeGrant(ctx: { db: Db; env: Env; actor: Actor }, grant
   await grantGate(ctx.env, grant.id).revoke();
   await oauthApi(ctx.env, issuerOfGrant(grant)).revokeGrant(grant.id, grant.agencyId);
   return markGrantRevoked(ctx.db, grant, ctx.actor);
+}
+
+/** Scales a grant's rate limits (a high-volume app, a benchmark); its gate applies it from the next request. */
+export async function setGrantRateLimit(ctx: { db: Db; env: Env }, grant: AppGrantRow, multiplier: number): Promise<AppGrantRow> {
+  const updated = await setGrantMultiplier(ctx.db, grant, multiplier);
+  await grantGate(ctx.env, grant.id).invalidate();
+  return updated;
 }
 
 /** Whether the OAuth library still holds the grant (a client's revocation of its refresh token deletes it). */
