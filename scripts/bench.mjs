@@ -16,6 +16,7 @@ import { gzipSync } from "node:zlib";
 import { FEW_REQUESTS, alternate, measure, metrics } from "./bench/measure.mjs";
 import { BULK_ITEMS, measureBulk, measureDeepPages } from "./bench/lists.mjs";
 import { measureMcp } from "./bench/mcp.mjs";
+import { measureOAuth } from "./bench/oauth.mjs";
 import { SEARCH, seedBenchmark } from "./bench/seed.mjs";
 import { measureCronSlope } from "./bench/cron-slope.mjs";
 import { measureStorage } from "./bench/storage.mjs";
@@ -270,6 +271,8 @@ function commitOf(dir) {
   }
 }
 
+/** The operator token of the benchmark's own server: it connects an app to measure OAuth tokens. */
+const BENCH_ADMIN_TOKEN = "bench-admin-token";
 const BENCH_VARS = { LOG_LEVEL: "silent", BENCH_METRICS: "on", ALLOW_LOOPBACK_WEBHOOKS: "true" };
 
 /**
@@ -308,7 +311,7 @@ async function main() {
   lock();
   if (BASELINE && !existsSync(join(BASELINE, "wrangler.toml"))) throw new Error(`BENCH_BASELINE=${BASELINE} is not a checkout of this project`);
   const projectConfig = join(ROOT, "wrangler.toml");
-  const current = new Target({ label: "current", port: PORT, config: projectConfig, root: ROOT, state: join(OUT, "state"), vars: BENCH_VARS });
+  const current = new Target({ label: "current", port: PORT, config: projectConfig, root: ROOT, state: join(OUT, "state"), vars: { ...BENCH_VARS, ADMIN_TOKEN: BENCH_ADMIN_TOKEN } });
   const reference = new Target({
     label: "reference",
     port: REFERENCE_PORT,
@@ -415,6 +418,7 @@ async function main() {
       bulk: await measureBulk(current.base, agencies[0], side),
     };
     results.mcp = await measureMcp(current.base, agencies[0], side);
+    results.oauth = await measureOAuth(current.base, agencies[0], { ...side, adminToken: BENCH_ADMIN_TOKEN, multiplier: 100_000 });
 
     log(`webhook delivery: ${WEBHOOK_EVENTS} contact.created events to a loopback receiver`);
     results.webhooks = await webhookThroughput(current.base, agencies[0]);
@@ -522,6 +526,22 @@ function budgets(results) {
     },
     ...cronBudgets(results),
     ...listBudgets(results),
+    ...oauthBudgets(results),
+  ];
+}
+
+/** A request with a connected app's token costs what it costs with a key (issue 27). */
+function oauthBudgets(results) {
+  const oauth = results.oauth;
+  if (!oauth) return [];
+  const { key, oauth: app } = oauth;
+  return [
+    { budget: "OAuth token / API key requests per second >= 0.95 (GET /contacts)", value: `${oauth.ratio} (${app.rps} vs ${key.rps} req/s, median of per-round ratios)`, ok: oauth.ratio >= 0.95 },
+    {
+      budget: "OAuth token: the same rows read and D1 round trips as an API key",
+      value: `${app.rowsRead} vs ${key.rowsRead} rows, ${app.d1RoundTrips} vs ${key.d1RoundTrips} trips`,
+      ok: app.rowsRead === key.rowsRead && app.d1RoundTrips === key.d1RoundTrips,
+    },
   ];
 }
 
@@ -582,6 +602,7 @@ function print(results) {
   printScaling(results);
   printLists(results);
   printMcp(results);
+  printOAuth(results);
 
   const base = results.baseline;
   if (base) printBeforeAfter(results, base, webhookLine);
@@ -621,6 +642,18 @@ ${"-".repeat(header.length)}`);
     }
     console.log(`bulk / single: ${(bulk.bulk.contactsPerSecond / Math.max(bulk.single.contactsPerSecond, 1)).toFixed(1)}x the contacts per second\n`);
   }
+}
+
+function printOAuth(results) {
+  const oauth = results.oauth;
+  if (!oauth) return;
+  console.log(`a connected app's OAuth token against an API key, one agency, ${results.connections} connections, medians of ${oauth.key.rounds.length} rounds side by side:`);
+  const header = `${pad("request", 48)}${padL("req/s", 8)}${padL("p50 ms", 8)}${padL("p99 ms", 8)}${padL("rows read", 11)}${padL("D1 trips", 10)}`;
+  console.log(`${header}\n${"-".repeat(header.length)}`);
+  for (const s of [oauth.key, oauth.oauth]) {
+    console.log(`${pad(s.name, 48)}${padL(s.rps, 8)}${padL(latency(s, "p50"), 8)}${padL(latency(s, "p99"), 8)}${padL(s.rowsRead, 11)}${padL(s.d1RoundTrips, 10)}`);
+  }
+  console.log(`OAuth / key: ${oauth.ratio}x the requests per second (median of the rounds' ratios)\n`);
 }
 
 function printMcp(results) {
