@@ -418,7 +418,7 @@ async function main() {
       bulk: await measureBulk(current.base, agencies[0], side),
     };
     results.mcp = await measureMcp(current.base, agencies[0], side);
-    results.oauth = await measureOAuth(current.base, agencies[0], { ...side, adminToken: BENCH_ADMIN_TOKEN, multiplier: 100_000 });
+    results.oauth = await measureOAuth(current.base, agencies[0], { ...side, adminToken: BENCH_ADMIN_TOKEN, multiplier: 10_000 });
 
     log(`webhook delivery: ${WEBHOOK_EVENTS} contact.created events to a loopback receiver`);
     results.webhooks = await webhookThroughput(current.base, agencies[0]);

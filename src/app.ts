@@ -1,14 +1,14 @@
 import { createRouter } from "@/lib/create-router";
 import { createApp } from "@/middleware/create-app";
 import { partnerCors } from "@/middleware/security-headers";
-import { BEARER_SCHEME, withTypedNullables } from "@/lib/openapi";
+import { BEARER_SCHEME, OAUTH_SCHEME, withTypedNullables } from "@/lib/openapi";
 import { adminRouter } from "@/admin/admin.index";
 import { twilioRouter } from "@/providers/twilio/twilio.routes";
 import { vapiRouter } from "@/providers/vapi/vapi.routes";
 import { dashboardRouter } from "@/dashboard/dashboard.index";
 import { mcpRouter } from "@/mcp/mcp.routes";
 import { toolScopes } from "@/mcp/tools";
-import { scopes } from "@/lib/auth/scopes";
+import { scopeDescriptions, scopes } from "@/lib/auth/scopes";
 import { OAUTH_PATHS } from "@/lib/auth/oauth-server";
 import { oauthRouter, protectedResourceMetadata } from "@/routes/oauth/oauth.routes";
 import { authRouter } from "@/routes/auth/auth.index";
@@ -38,7 +38,26 @@ export function buildPartnerApi() {
   api.openAPIRegistry.registerComponent("securitySchemes", BEARER_SCHEME, {
     type: "http",
     scheme: "bearer",
-    description: "An access token (`pa_...`) or a legacy calendar token, sent as `Authorization: Bearer <token>`.",
+    description:
+      "An API key's access token (`pa_...`), a legacy calendar token, or a connected app's OAuth access token, sent as " +
+      "`Authorization: Bearer <token>`.",
+  });
+  api.openAPIRegistry.registerComponent("securitySchemes", OAUTH_SCHEME, {
+    type: "oauth2",
+    description:
+      "For apps and AI agents an agency connects: the authorization code flow with PKCE (S256), approved by the agency's owner " +
+      "or an admin on the dashboard's consent page. Register at `POST /oauth/register` (or use a Client ID Metadata Document URL " +
+      "as `client_id`); discovery at `/.well-known/oauth-authorization-server`. An access token lives an hour; the token answer " +
+      "names `agency_uuid`. Each operation accepts a token holding any one of the scopes it lists. Tokens are opaque, not " +
+      "JWTs: nothing is to be read from them, and RFC8725 (JWT best practices) does not apply.",
+    flows: {
+      authorizationCode: {
+        authorizationUrl: OAUTH_PATHS.authorize,
+        tokenUrl: OAUTH_PATHS.token,
+        refreshUrl: OAUTH_PATHS.token,
+        scopes: Object.fromEntries(scopes.map((scope) => [scope, scopeDescriptions[scope]])),
+      },
+    },
   });
   api.route("/", authRouter);
   api.route("/", contactsRouter);
@@ -79,7 +98,12 @@ export function buildPartnerApi() {
       ],
       security: [{ [BEARER_SCHEME]: [] }],
       tags: [
-        { name: "Authentication", description: "Token renewal." },
+        {
+          name: "Authentication",
+          description:
+            "Token renewal of API keys. Apps and AI agents connect with OAuth 2.1 instead (the `oauth2` security scheme): " +
+            "discovery at `/.well-known/oauth-authorization-server`, consent by the agency's owner or an admin in its dashboard.",
+        },
         { name: "Contacts", description: "Contact CRM: create, read, update, soft-delete and restore; tags and sources." },
         { name: "Fields", description: "Custom field definitions used by contacts' `custom_fields`." },
         { name: "Messages", description: "Inbox: SMS to and from contacts, internal notes, read state." },
@@ -127,7 +151,7 @@ export function buildApp() {
   // Provider callbacks: signed by the provider, no API key, not in the Partner API document.
   app.route("/", twilioRouter);
   app.route("/", vapiRouter);
-  // OAuth 2.1 for connected apps and MCP hosts (docs/decisions: connected apps): discovery, token,
+  // OAuth 2.1 for connected apps and MCP hosts (docs/decisions/connected-apps.md): discovery, token,
   // registration, and each resource's metadata; the consent page is the dashboard's.
   app.route("/", oauthRouter);
   app.on(["GET", "HEAD", "OPTIONS"], OAUTH_PATHS.resourceMetadata, protectedResourceMetadata("api", scopes));

@@ -345,6 +345,19 @@ describe("Requests with an OAuth token", () => {
     expect((await api("GET", "/contacts/tags", { token: session.token })).headers.get("RateLimit-Remaining")).toBe("59");
   });
 
+  it("records when the app last used its grant, behind the request, and shows it on Connected apps", async () => {
+    const session = await signIn();
+    const app = await connectApp(session, "contacts");
+    expect((await grantRow(session.agencyUuid, app.grantId))?.last_used_at).toBeNull();
+    const before = new Date().toISOString();
+    expect((await api("GET", "/contacts", { token: app.accessToken })).status).toBe(200);
+    await vi.waitFor(async () => expect((await grantRow(session.agencyUuid, app.grantId))?.last_used_at ?? "").not.toBe(""), { timeout: 5_000, interval: 50 });
+    const usedAt = (await grantRow(session.agencyUuid, app.grantId))!.last_used_at as string;
+    expect(usedAt >= before).toBe(true);
+    const page = await visit(browserOf(session), "GET", "/dashboard/integrations/apps");
+    expect(page.html).toContain(`<time datetime="${usedAt}">`);
+  });
+
   it("scales a grant's limits when the operator sets its multiplier, from its next request", async () => {
     const session = await signIn();
     const app = await connectApp(session, "contacts");

@@ -132,6 +132,12 @@ export function documentProblems(doc: Json): string[] {
       .map(([name]) => name),
   );
   if (bearerSchemes.size === 0) problems.push("components.securitySchemes has no http bearer scheme");
+  const oauthSchemes = new Set(
+    Object.entries(schemes)
+      .filter(([, s]) => s.type === "oauth2" && s.flows?.authorizationCode)
+      .map(([name]) => name),
+  );
+  if (oauthSchemes.size === 0) problems.push("components.securitySchemes has no OAuth 2 authorization code scheme");
 
   const errorSchema = resolve(doc, { $ref: ERROR_SCHEMA_REF });
   if (!errorSchema) problems.push("components.schemas.Error is missing");
@@ -229,12 +235,20 @@ export function documentProblems(doc: Json): string[] {
     if (isPublic) {
       if (!Array.isArray(op.security) || op.security.length !== 0) fail("a public operation must declare security: []");
     } else {
-      const security = op.security as Json[] | undefined;
-      const bearer =
-        Array.isArray(security) &&
-        security.length > 0 &&
-        security.every((req) => Object.keys(req).length > 0 && Object.keys(req).every((name) => bearerSchemes.has(name)));
-      if (!bearer) fail(`security is ${JSON.stringify(security)}, not the bearer scheme`);
+      // A key (the bearer scheme, no scopes), or an app's OAuth token holding any one of the route's scopes.
+      const security = (op.security ?? []) as Json[];
+      const bearer = security.some((req) => Object.keys(req).length === 1 && bearerSchemes.has(Object.keys(req)[0]!));
+      if (!bearer) fail(`security is ${JSON.stringify(security)}, without the bearer scheme`);
+      const oauth = security.filter((req) => !bearerSchemes.has(Object.keys(req)[0]!));
+      const offered = oauth.map((req) => {
+        const [name, list] = Object.entries(req)[0] ?? [];
+        if (Object.keys(req).length !== 1 || !oauthSchemes.has(name!)) fail(`security names ${JSON.stringify(req)}, neither the bearer nor the OAuth scheme`);
+        if (!Array.isArray(list) || list.length !== 1) fail(`an OAuth alternative must name one scope: ${JSON.stringify(req)}`);
+        return (list as string[])[0];
+      });
+      if ([...offered].sort().join() !== [...((op["x-required-scopes"] ?? []) as string[])].sort().join()) {
+        fail(`OAuth alternatives ${JSON.stringify(offered)} are not the route's scopes ${JSON.stringify(op["x-required-scopes"])}`);
+      }
     }
   }
 
@@ -261,10 +275,18 @@ describe("the OpenAPI document", () => {
     doc = res.body;
   });
 
-  it("is served without authentication as OpenAPI 3.0.3, version 2.0.0, with bearer security", () => {
+  it("is served without authentication as OpenAPI 3.0.3, version 2.0.0, with bearer and OAuth security", () => {
     expect(doc.openapi).toBe("3.0.3");
     expect(doc.info.version).toBe("2.0.0");
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(doc.components.securitySchemes.oauth2.flows.authorizationCode).toMatchObject({
+      authorizationUrl: "/dashboard/oauth/authorize",
+      tokenUrl: "/oauth/token",
+      refreshUrl: "/oauth/token",
+    });
+    expect(Object.keys(doc.components.securitySchemes.oauth2.flows.authorizationCode.scopes)).toEqual([...knownScopes]);
+    expect(doc.paths["/contacts"].get.security).toEqual([{ bearerAuth: [] }, { oauth2: ["contacts"] }]);
+    expect(doc.paths["/paths"].get.security).toEqual([{ bearerAuth: [] }, { oauth2: ["paths"] }, { oauth2: ["analytics"] }]);
   });
 
   it("is the document the export script writes", () => {

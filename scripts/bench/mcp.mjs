@@ -3,7 +3,7 @@
 // the `search_contacts` tool asking the same page through POST /mcp, and `tools/list`.
 // A tool call is one HTTP request that builds a stateless MCP server, passes the gate, then
 // sends its route's request through the whole Worker (the gate again, the same D1 reads).
-import { alternate } from "./measure.mjs";
+import { alternate, logRounds } from "./measure.mjs";
 
 const PAGE = 20;
 
@@ -84,7 +84,7 @@ export async function measureMcp(base, agency, { rounds, warmup, seconds, connec
     warmup,
     seconds,
     connections,
-    onRound: (r, round) => log(`  round ${r}: ${sides.map((s) => `${s.key} ${round[s.key].rps} req/s p50 ${round[s.key].p50} ms`).join(", ")}`),
+    onRound: logRounds(sides, log),
   });
   return Object.fromEntries(sides.map((s) => [s.key, { name: s.scenario.name, ...medians[s.key], rounds: each.map((r) => r[s.key]) }]));
 }

@@ -121,6 +121,10 @@ export function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/** An `onRound` for `alternate` that logs each side's rate (and p50) of the round. */
+export const logRounds = (sides, log) => (r, round) =>
+  log(`  round ${r}: ${sides.map((s) => `${s.key} ${round[s.key].rps} req/s p50 ${round[s.key].p50} ms`).join(", ")}`);
+
 /**
  * Side by side: each round measures every side in turn (A B, A B, ...), each with its own
  * warm-up, so drift on the machine (heat, other work, a growing table) falls on both alike.

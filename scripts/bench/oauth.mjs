@@ -4,7 +4,7 @@
 // The token is obtained the way an app gets one: registration, an admin's approval on the
 // consent page (signed in with a dashboard link), the code exchange with PKCE.
 import { createHash, randomBytes } from "node:crypto";
-import { alternate, metrics } from "./measure.mjs";
+import { alternate, logRounds, metrics } from "./measure.mjs";
 
 const PAGE = 20;
 
@@ -105,7 +105,7 @@ export async function measureOAuth(base, agency, { adminToken, multiplier, round
     warmup,
     seconds,
     connections,
-    onRound: (r, round) => log(`  round ${r}: ${sides.map((s) => `${s.key} ${round[s.key].rps} req/s p50 ${round[s.key].p50} ms`).join(", ")}`),
+    onRound: logRounds(sides, log),
   });
   const result = Object.fromEntries(sides.map((s) => [s.key, { name: s.scenario.name, ...medians[s.key], ...measured[s.key], rounds: each.map((r) => r[s.key]) }]));
   // The median of each round's ratio: a round's two runs share the machine's state of the moment.

@@ -5,6 +5,8 @@ import { BOOKMARK_HEADER, BOOKMARK_LENGTH, BOOKMARK_PATTERN } from "@/lib/reques
 import { integerFormat } from "@/lib/bounded";
 
 export const BEARER_SCHEME = "bearerAuth";
+/** Connected apps' OAuth 2.1 (docs/decisions/connected-apps.md): each operation names the scopes a token may carry for it. */
+export const OAUTH_SCHEME = "oauth2";
 
 export const ErrorSchema = z
   .object({

@@ -27,7 +27,7 @@ interface GuardOptions {
 /**
  * The token audiences a route accepts. An API token (the origin's) serves every route, `/mcp`
  * included (a path beneath it); an MCP host's token serves `/mcp`, and the routes only when the
- * MCP server sends a tool's request (docs/decisions: connected apps).
+ * MCP server sends a tool's request (docs/decisions/connected-apps.md).
  */
 function acceptedAudiences(c: Ctx, issuer: string, resource: ResourceName): string[] {
   const resources = resourcesOf(issuer);

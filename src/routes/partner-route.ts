@@ -5,7 +5,7 @@ import type { AppBindings } from "@/lib/context";
 import { messages } from "@/lib/errors";
 import { MAX_JSON_DEPTH } from "@/lib/json-depth";
 import { PAGINATION_TEXT } from "@/lib/pagination";
-import { BEARER_SCHEME, bookmarkHeader, errorExamples, errorResponses, type ErrorExample } from "@/lib/openapi";
+import { BEARER_SCHEME, OAUTH_SCHEME, bookmarkHeader, errorExamples, errorResponses, type ErrorExample } from "@/lib/openapi";
 import { rateLimitRule } from "@/lib/rate-limits";
 import { BOOKMARK_HEADER, MAX_IDEMPOTENCY_KEY_LENGTH } from "@/lib/request-headers";
 import { guard } from "@/middleware/guard";
@@ -119,7 +119,8 @@ export function partnerRoute<const R extends PartnerRouteConfig>(config: R) {
     ...route,
     request,
     description: `${route.description}${isList(route) ? `\n\n${PAGINATION_TEXT}` : ""}\n\n**Scope:** ${scopeText}. **Rate limit:** ${rule.limit} requests per minute per ${per === "key" ? "API key" : "client IP"}.`,
-    security: scopes === "none" ? [] : [{ [BEARER_SCHEME]: [] }],
+    // A key, or an app's OAuth token holding any one of the route's scopes.
+    security: scopes === "none" ? [] : [{ [BEARER_SCHEME]: [] }, ...scopes.map((scope) => ({ [OAUTH_SCHEME]: [scope] }))],
     middleware,
     responses: { ...route.responses, ...errorResponses(uniqueStatuses, examples) },
     "x-required-scopes": scopes === "none" ? [] : [...scopes],

@@ -1,6 +1,6 @@
 import { exports } from "cloudflare:workers";
 import { expect } from "vitest";
-import { BASE, uniqueIp } from "./http";
+import { BASE, call, uniqueIp } from "./http";
 import { SESSION_COOKIE, type SignedIn } from "./dashboard";
 
 /** A browser's cookies for this origin: what responses set, sent back on the next request. */
@@ -76,26 +76,9 @@ export async function pkce() {
 export const REDIRECT_URI = "https://app.example.com/oauth/callback";
 
 /** Sends one OAuth request to the Worker (JSON or form body), from its own client IP. */
-export async function oauthCall(method: string, path: string, options: { json?: unknown; form?: Record<string, string>; ip?: string; headers?: Record<string, string> } = {}) {
-  const headers: Record<string, string> = { "CF-Connecting-IP": options.ip ?? uniqueIp(), ...options.headers };
-  let body: string | undefined;
-  if (options.json !== undefined) {
-    body = JSON.stringify(options.json);
-    headers["Content-Type"] = "application/json";
-  }
-  if (options.form) {
-    body = new URLSearchParams(options.form).toString();
-    headers["Content-Type"] = "application/x-www-form-urlencoded";
-  }
-  const res = await exports.default.fetch(`${BASE}${path}`, { method, headers, body });
-  const text = await res.text();
-  let parsed: any;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = text;
-  }
-  return { status: res.status, headers: res.headers, body: parsed };
+export function oauthCall(method: string, path: string, options: { json?: unknown; form?: Record<string, string>; ip?: string; headers?: Record<string, string> } = {}) {
+  const form = options.form && { rawBody: new URLSearchParams(options.form).toString(), headers: { "Content-Type": "application/x-www-form-urlencoded", ...options.headers } };
+  return call(method, path, { ip: options.ip ?? uniqueIp(), body: options.json, headers: options.headers, ...form });
 }
 
 /** Dynamic client registration of a public client (PKCE, no secret), as an MCP host does it. */

@@ -1,7 +1,7 @@
 import type { AppGrantRow, ListedGrant } from "@/lib/auth/app-grants.repository";
 import type { DashboardSession } from "../auth/sessions";
 import { paths } from "../paths";
-import { CsrfField, Instant, Notice, RecordTable } from "./components";
+import { ConfirmForm, Instant, Notice, RecordTable } from "./components";
 import { Layout } from "./layout";
 
 /** Integrations > Connected apps: every app and AI agent the agency connected through OAuth, with who approved it. */
@@ -57,12 +57,6 @@ export const RevokeAppPage = (props: { session: DashboardSession; grant: AppGran
       {props.grant.clientName} loses its access to {props.session.agencyName} at once: its next request fails with 401, and it cannot refresh
       its tokens. To connect it again, someone must approve it again.
     </p>
-    <form method="post" action={`${paths.app(props.grant.id)}/revoke`}>
-      <CsrfField session={props.session} />
-      <button type="submit" class="danger" aria-describedby="revoke-app-warning">
-        Revoke access
-      </button>{" "}
-      <a href={paths.apps}>Cancel</a>
-    </form>
+    <ConfirmForm action={`${paths.app(props.grant.id)}/revoke`} session={props.session} label="Revoke access" warningId="revoke-app-warning" cancelHref={paths.apps} />
   </Layout>
 );

@@ -55,6 +55,17 @@ export const ActionForm = (props: { action: string; session: DashboardSession; l
   </form>
 );
 
+/** The confirming step of a destructive action: its button, described by the page's warning, and a way back. */
+export const ConfirmForm = (props: { action: string; session: DashboardSession; label: string; warningId: string; cancelHref: string }) => (
+  <form method="post" action={props.action}>
+    <CsrfField session={props.session} />
+    <button type="submit" class="danger" aria-describedby={props.warningId}>
+      {props.label}
+    </button>{" "}
+    <a href={props.cancelHref}>Cancel</a>
+  </form>
+);
+
 /**
  * Records as a table with a caption and a header per column, or the `empty` sentence when there
  * are none: one accessible structure for every list in the dashboard.

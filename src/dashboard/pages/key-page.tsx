@@ -1,7 +1,7 @@
 import type { ApiKeyRow } from "@/lib/auth/api-keys.repository";
 import type { DashboardSession } from "../auth/sessions";
 import { paths } from "../paths";
-import { ActionForm, CsrfField, ErrorMessage, Instant, Notice, RecordTable } from "./components";
+import { ActionForm, ConfirmForm, CsrfField, ErrorMessage, Instant, Notice, RecordTable } from "./components";
 import { keyStatus } from "./key-status";
 import { Layout } from "./layout";
 import { ScopeFields } from "./scope-fields";
@@ -147,12 +147,6 @@ export const RevokePage = (props: { session: DashboardSession; apiKey: ApiKeyRow
     <p id="revoke-warning">
       Every request made with this key's access token will fail with 401 from the next one on. This cannot be undone.
     </p>
-    <form method="post" action={`${paths.key(props.apiKey.id)}/revoke`}>
-      <CsrfField session={props.session} />
-      <button type="submit" class="danger" aria-describedby="revoke-warning">
-        Revoke key
-      </button>{" "}
-      <a href={paths.key(props.apiKey.id)}>Cancel</a>
-    </form>
+    <ConfirmForm action={`${paths.key(props.apiKey.id)}/revoke`} session={props.session} label="Revoke key" warningId="revoke-warning" cancelHref={paths.key(props.apiKey.id)} />
   </Layout>
 );

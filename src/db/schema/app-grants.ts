@@ -3,7 +3,7 @@ import { agencies } from "./agencies";
 import { createdAt, timestamp, updatedAt } from "./columns";
 
 /**
- * Apps and agents an agency connected through OAuth (docs/decisions: connected apps). The
+ * Apps and agents an agency connected through OAuth (docs/decisions/connected-apps.md). The
  * protocol's own records (clients, codes, tokens, the grant's encrypted props) live in the
  * `OAUTH_KV` namespace, kept by @cloudflare/workers-oauth-provider; this row is the agency's
  * view of a grant: who approved it, what it may do, when it was last used, and whether it was

@@ -11,7 +11,7 @@ import { oauthApi } from "./oauth-server";
 import { oauthTokenParts } from "./tokens";
 
 /**
- * The one implementation of revoking a connected app (docs/decisions: connected apps): the
+ * The one implementation of revoking a connected app (docs/decisions/connected-apps.md): the
  * dashboard, the operator API and the app itself (RFC 7009 at the token endpoint) all end here,
  * so each revocation refuses the grant's tokens from the very next request and writes its
  * `app.revoked` event.

@@ -1,7 +1,7 @@
 import { isScope, scopes, WILDCARD_SCOPE, type Scope } from "./scopes";
 
 /**
- * Which scopes a consent page offers for an app's request (docs/decisions: connected apps). An
+ * Which scopes a consent page offers for an app's request (docs/decisions/connected-apps.md). An
  * app names each scope it needs, as a key does; `*` is never granted to an app, so the agency
  * always sees in words what it approves. `offline_access`, which some MCP hosts add out of
  * habit, asks for nothing here: every grant gets a refresh token.

@@ -6,7 +6,7 @@ import { scopes } from "./scopes";
 
 /**
  * The OAuth 2.1 authorization server through which apps and AI agents connect to an agency
- * (docs/decisions: connected apps). @cloudflare/workers-oauth-provider does the protocol:
+ * (docs/decisions/connected-apps.md). @cloudflare/workers-oauth-provider does the protocol:
  * PKCE S256, codes, refresh-token rotation, dynamic client registration, Client ID Metadata
  * Documents, the RFC 8414 metadata, and every token and secret stored only as a hash in the
  * `OAUTH_KV` namespace. We own what is ours: the consent page (the dashboard's), which scopes

@@ -62,7 +62,7 @@ export function bearerToken(header: string | undefined): string | null {
 /**
  * An OAuth token of a connected app, as @cloudflare/workers-oauth-provider issues it:
  * `<user id>:<grant id: 16 characters>:<secret: 32 characters>`, our user id being the agency's
- * (docs/decisions: connected apps). The grant id in the clear lets the Worker route the request
+ * (docs/decisions/connected-apps.md). The grant id in the clear lets the Worker route the request
  * to the grant's AccessGate, as an API key's id does.
  */
 const OAUTH_TOKEN_SHAPE = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}):([A-Za-z0-9_-]{16}):[A-Za-z0-9_-]{32}$/;
