@@ -33,6 +33,7 @@ describe("OAuth discovery", () => {
   it("publishes the authorization server's metadata (RFC 8414): endpoints, PKCE S256 only, the API's scopes", async () => {
     const res = await oauthCall("GET", "/.well-known/oauth-authorization-server");
     expect(res.status).toBe(200);
+    expect(res.headers.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
     expect(res.body).toMatchObject({
       issuer: BASE,
       authorization_endpoint: `${BASE}/dashboard/oauth/authorize`,
@@ -144,6 +145,7 @@ describe("Authorization code flow", () => {
     expect(tokens.body.access_token).toMatch(new RegExp(`^${session.agencyUuid}:[A-Za-z0-9_-]{16}:[A-Za-z0-9_-]{32}$`));
     expect(typeof tokens.body.refresh_token).toBe("string");
     expect(tokens.headers.get("Cache-Control")).toContain("no-store");
+    expect(tokens.headers.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
     expect((await api("GET", "/contacts", { token: tokens.body.access_token })).status).toBe(200);
 
     const grantId = (tokens.body.access_token as string).split(":")[1]!;

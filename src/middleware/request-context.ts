@@ -31,6 +31,9 @@ export const requestContext: MiddlewareHandler<AppBindings> = async (c, next) =>
   }
 
   await next();
+  // A Response a handler built itself (the OAuth library's, the MCP SDK's) did not get the
+  // header set above: every answer carries it all the same.
+  c.res.headers.set("X-Request-Id", requestId);
 
   const opened = c.var.shardSession;
   if (opened) {
