@@ -86,7 +86,8 @@ function banner({ agency, key, dashboard, notes, others }, adminTokenPath) {
     `   API base        ${BASE_URL}/api/v2`,
     `   Docs (Scalar)   ${BASE_URL}/api/v2/docs`,
     `   OpenAPI         ${BASE_URL}/api/v2/openapi.json`,
-    `   MCP server      ${BASE_URL}/mcp   (streamable HTTP; header Authorization: Bearer <access token>)`,
+    `   MCP server      ${BASE_URL}/mcp   (streamable HTTP; an API key's token, or give an MCP host the URL: it connects with OAuth)`,
+    `   OAuth           ${BASE_URL}/.well-known/oauth-authorization-server   (apps and agents; consent in the dashboard)`,
     `   Operator API    ${BASE_URL}/admin/v1   (ADMIN_TOKEN is in ${adminTokenPath}; try \`npm run admin -- help\`)`,
     "",
     b(` ${agency.name}`) + `   agency_uuid ${agency.agency_uuid}   shard ${agency.shard} (${agency.region})`,
@@ -102,7 +103,7 @@ function banner({ agency, key, dashboard, notes, others }, adminTokenPath) {
     ]),
     ...(dashboard
       ? [
-          b(" Agency dashboard") + "   (API keys, webhooks, audit log)",
+          b(" Agency dashboard") + "   (API keys, webhooks, connected apps, audit log)",
           `   sign in as ${DEMO_OWNER_EMAIL}: ${dashboard.url}`,
           `   (works once, until ${dashboard.expiresAt}; another: npm run admin -- dashboard-link --member ${dashboard.memberUuid})`,
           "",
