@@ -44,7 +44,12 @@ async function seed(): Promise<Record<string, ListCase>> {
   for (const slot of slots.slice(0, RECORDS)) await book(token, slot);
   await creditWallet(agencyUuid);
   for (let i = 0; i < RECORDS; i++) await createVoiceAgent(agencyUuid, { name: `Agent ${i}`, phone_numbers: [callerId()] });
-  for (let i = 0; i < RECORDS; i++) await createCall(token, { phone: `+1415555${String(7000 + i)}`, delay_seconds: 3600 });
+  const calls = [];
+  for (let i = 0; i < RECORDS; i++) calls.push(await createCall(token, { phone: `+1415555${String(7000 + i)}`, delay_seconds: 3600 }));
+  // Due in an hour: `queued` inside the agency's calling hours, `scheduled` (held for them) outside,
+  // so the filter is the status the calls got at this time of day.
+  const callStatus = calls[0]!.status as string;
+  expect(calls.every((call) => call.status === callStatus)).toBe(true);
   for (let i = 0; i < RECORDS; i++) {
     const res = await api("POST", "/messages", { token, body: { contact_uuid: contacts[0]!.contact_uuid, channel: "note", body: `Note ${i}` } });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -87,7 +92,7 @@ async function seed(): Promise<Record<string, ListCase>> {
   return {
     "/contacts": { url: "/contacts", key: "contacts", filter: "tag=cursor" },
     "/appointments": { url: "/appointments", key: "appointments", filter: "status=booked" },
-    "/voice-ai/calls": { url: "/voice-ai/calls", key: "calls", filter: "status=scheduled" },
+    "/voice-ai/calls": { url: "/voice-ai/calls", key: "calls", filter: `status=${callStatus}` },
     "/voice-ai/agents": { url: "/voice-ai/agents", key: "agents" },
     "/messages": { url: "/messages", key: "messages", filter: "channel=note" },
     "/paths": { url: "/paths", key: "paths", filter: "status=draft" },

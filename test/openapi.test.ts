@@ -485,7 +485,13 @@ describe("the OpenAPI document", () => {
         (copy) => (copy.paths["/openapi.json"].get["x-required-scopes"] = ["contacts"]),
         /GET \/openapi.json: a public operation lists required scopes/,
       ],
-      ["a secured operation without security", (_c, ops) => (secured(ops).op.security = []), /not the bearer scheme/],
+      ["a secured operation without security", (_c, ops) => (secured(ops).op.security = []), /without the bearer scheme/],
+      [
+        "a secured operation whose OAuth scopes are not its own",
+        (_c, ops) => (secured(ops).op.security = [{ bearerAuth: [] }, { oauth2: ["users"] }]),
+        /OAuth alternatives \["users"\] are not the route's scopes/,
+      ],
+      ["no OAuth scheme", (copy) => delete copy.components.securitySchemes.oauth2, /no OAuth 2 authorization code scheme/],
       [
         "a public operation that inherits the global security",
         (copy) => delete copy.paths["/openapi.json"].get.security,

@@ -2,6 +2,7 @@ import { z, type RouteHandler } from "@hono/zod-openapi";
 import { listAgencyGrants, toPublicGrant } from "@/lib/auth/app-grants.repository";
 import { requireGrant, revokeGrant, setGrantRateLimit } from "@/lib/auth/grant-operations";
 import { OPERATOR } from "@/lib/audit/audit-log";
+import { GRANT_ID_PATTERN } from "@/lib/auth/tokens";
 import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-router";
 import { jsonBody } from "@/lib/openapi";
@@ -12,7 +13,7 @@ import { rateLimitMultiplier } from "./admin.schemas";
 const grantParams = agencyParams.extend({
   grant_id: z
     .string()
-    .regex(/^[A-Za-z0-9_-]{16}$/, "grant_id must be a grant id (16 characters)")
+    .regex(GRANT_ID_PATTERN, "grant_id must be a grant id (16 characters)")
     .openapi({ param: { name: "grant_id", in: "path" }, minLength: GRANT_ID_LENGTH, maxLength: GRANT_ID_LENGTH, example: "pV3q8Zr0LmN2xYtA" }),
 });
 

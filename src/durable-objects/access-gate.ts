@@ -91,9 +91,14 @@ const KEY_CACHE_MS = 60_000;
 const BUCKET_PREFIX = "bucket:";
 /** A grant's gate remembers its revocation here, so no copy of the token in KV can bring it back. */
 const REVOKED_KEY = "revoked";
+/** Set while the grant's code is being exchanged, and for good once it was: a code works once. */
+const CODE_CLAIMED_KEY = "code-claimed";
+/** Access tokens the app itself revoked (RFC 7009), by hash, with when each would have expired. */
+const ENDED_TOKENS_KEY = "ended-tokens";
 
 /** An OAuth access token the library vouched for, remembered for KEY_CACHE_MS at most. */
 interface GrantToken {
+  hash: string;
   agencyId: string;
   clientId: string;
   scopes: string[];
@@ -146,6 +151,8 @@ export class AccessGate extends DurableObject<Env> {
   private readonly grantTokens = new Map<string, GrantToken>();
   private grant: { agencyId: string; state: GrantState | null; loadedAt: number } | undefined;
   private revoked = false;
+  private codeClaimed = false;
+  private endedTokens = new Map<string, number>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -156,6 +163,8 @@ export class AccessGate extends DurableObject<Env> {
         this.logs.set(name.slice(BUCKET_PREFIX.length), counts);
       }
       this.revoked = (await ctx.storage.get<boolean>(REVOKED_KEY)) === true;
+      this.codeClaimed = (await ctx.storage.get<boolean>(CODE_CLAIMED_KEY)) === true;
+      this.endedTokens = new Map(Object.entries((await ctx.storage.get<Record<string, number>>(ENDED_TOKENS_KEY)) ?? {}));
     });
   }
 
@@ -189,7 +198,8 @@ export class AccessGate extends DurableObject<Env> {
     if (!token) return { outcome: "invalid" };
     if (token.expiresAtMs <= Date.now()) return { outcome: "expired" };
     const grant = await this.grantState(token.agencyId, request.grantId);
-    if (!grant) return { outcome: "invalid" };
+    // The reads above let other calls in: a revocation that ran meanwhile holds for this request too.
+    if (!grant || this.revoked || this.endedTokens.has(token.hash)) return { outcome: "invalid" };
 
     const decision = this.consume(request.bucket, effectiveLimit(request.limit, grant.rateLimitMultiplier), request.windowSeconds);
     if (!decision.allowed) return { outcome: "forbidden", decision };
@@ -221,6 +231,47 @@ export class AccessGate extends DurableObject<Env> {
     this.revoked = true;
     this.invalidate();
     await this.ctx.storage.put(REVOKED_KEY, true);
+  }
+
+  /**
+   * The app revoked one access token (RFC 7009): refused from now on, by hash, until it would
+   * have expired anyway (an hour at most), whatever a slower copy of the OAuth records holds.
+   */
+  async endToken(token: string, expiresAtMs: number): Promise<void> {
+    const now = Date.now();
+    for (const [hash, until] of this.endedTokens) if (until <= now) this.endedTokens.delete(hash);
+    this.endedTokens.set(await sha256Hex(token), expiresAtMs);
+    this.invalidate();
+    await this.ctx.storage.put(ENDED_TOKENS_KEY, Object.fromEntries(this.endedTokens));
+  }
+
+  /**
+   * The grant's authorization code is being exchanged: true for the first claim only. The OAuth
+   * library spends a code with a read and a later write of its record, so two exchanges sent at
+   * once could both pass; one object deciding, one call at a time, lets exactly one through, and
+   * the second ends the grant.
+   */
+  claimCode(): boolean {
+    if (this.codeClaimed) {
+      // The code's second use: the grant ends (OAuth 2.1 §4.1.3), here at once, for every token of it.
+      this.revoked = true;
+      this.invalidate();
+      void this.ctx.storage.put(REVOKED_KEY, true);
+      return false;
+    }
+    this.codeClaimed = true;
+    void this.ctx.storage.put(CODE_CLAIMED_KEY, true);
+    return true;
+  }
+
+  isRevoked(): boolean {
+    return this.revoked;
+  }
+
+  /** The exchange that claimed the code failed before the code was spent (a move's 503): it may be tried again. */
+  releaseCode(): void {
+    this.codeClaimed = false;
+    void this.ctx.storage.delete(CODE_CLAIMED_KEY);
   }
 
   /**
@@ -335,6 +386,7 @@ export class AccessGate extends DurableObject<Env> {
       const valid = await server.validateToken(audience, request.token, this.env);
       if (!valid) continue;
       const token: GrantToken = {
+        hash,
         agencyId: valid.userId,
         clientId: valid.clientId,
         scopes: valid.scope,

@@ -76,8 +76,11 @@ export const effectiveLimit = (limit: number, multiplier: number) => Math.max(1,
  */
 export const OAUTH_TOKEN_RATE_LIMIT: RateLimitRule = { bucket: "POST /oauth/token", limit: 300, windowSeconds: RATE_LIMIT_WINDOW_SECONDS, per: "ip" };
 
-/** Dynamic client registration per client IP: an app or MCP host registers once, not per request. */
-export const OAUTH_REGISTER_RATE_LIMIT: RateLimitRule = { bucket: "POST /oauth/register", limit: 10, windowSeconds: RATE_LIMIT_WINDOW_SECONDS, per: "ip" };
+/**
+ * Dynamic client registration per client IP: an app registers once, not per request, but an AI
+ * host registers once per user who connects, from its few shared addresses.
+ */
+export const OAUTH_REGISTER_RATE_LIMIT: RateLimitRule = { bucket: "POST /oauth/register", limit: 60, windowSeconds: RATE_LIMIT_WINDOW_SECONDS, per: "ip" };
 
 /** The consent page per client IP: each visit may fetch an app's metadata document from its site. */
 export const OAUTH_AUTHORIZE_RATE_LIMIT: RateLimitRule = { bucket: "GET /dashboard/oauth/authorize", limit: 60, windowSeconds: RATE_LIMIT_WINDOW_SECONDS, per: "ip" };

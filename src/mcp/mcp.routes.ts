@@ -3,6 +3,7 @@ import type { MiddlewareHandler } from "hono";
 import { scopes } from "@/lib/auth/scopes";
 import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-router";
+import { withBody } from "@/lib/fresh-request";
 import { MCP_RATE_LIMIT } from "@/lib/rate-limits";
 import { guard } from "@/middleware/guard";
 import { enforceIpRateLimit } from "@/middleware/rate-limit";
@@ -73,14 +74,14 @@ export function mcpRouter(send: PartnerApiFetch) {
         env: c.env,
         executionCtx: c.executionCtx,
       };
-      // The body limits have read the body already (Hono keeps the bytes): hand the SDK a fresh
-      // request, and the body parsed once here, where batches are checked, instead of again there.
+      // The SDK gets a copy of the request (lib/fresh-request.ts), and the body parsed once here,
+      // where batches are checked, instead of again there.
       const hasBody = c.req.method !== "GET" && c.req.method !== "HEAD";
       const bytes = hasBody ? await c.req.arrayBuffer() : undefined;
       const parsedBody = bytes === undefined ? undefined : parsedJson(bytes);
       const refusal = batchRefusal(parsedBody, c.req.header("MCP-Protocol-Version"));
       if (refusal) return refusal;
-      const request = new Request(c.req.url, { method: c.req.method, headers: c.req.raw.headers, body: bytes });
+      const request = withBody(c.req.raw, bytes);
       const clientId = credential.type === "api_key" ? credential.keyId : credential.clientId;
       const authInfo = { token: authorization.replace(/^Bearer\s+/i, ""), clientId, scopes: [...granted], extra: { caller } };
       return handler.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });

@@ -53,8 +53,8 @@ async function admit(c: Ctx, token: string, credential: Credential, options: Gua
 }
 
 /**
- * The front door of every Partner API route (and of /mcp), in SPEC order: authenticate, count
- * the request against its rate limit, then check the scope. For an API key or a connected app's
+ * The front door of every Partner API route (and of /mcp): authenticate, count the request
+ * against its rate limit, then check the scope (so a key without the scope still spends its limit). For an API key or a connected app's
  * OAuth token, all three are one call to its AccessGate, so no route knows which it got; a
  * request without either (no token, one not of our shapes, or one its gate rejects) is counted
  * against the client IP. `scopes: "none"` marks the unauthenticated routes, limited per IP.

@@ -5,11 +5,12 @@
 // Content Security Policy (the consent page's form may lead to the app's own origin only).
 import { createHash, randomBytes } from "node:crypto";
 import type { APIRequestContext } from "@playwright/test";
-import { expect, test } from "./fixtures";
+import { BASE_URL, expect, test } from "./fixtures";
 import { createAgencyWithOwner, expectRefusal, partnerGet, signInLink } from "./operator";
 
-/** Where the app listens for its code: another local origin, answered by the test itself. */
-const CALLBACK = "http://localhost:9/oauth/callback";
+/** The app's own site: another local origin (another site, too), answered by the test itself. */
+const APP_SITE = "http://localhost:9";
+const CALLBACK = `${APP_SITE}/oauth/callback`;
 
 const base64url = (bytes: Buffer) => bytes.toString("base64url");
 
@@ -43,15 +44,22 @@ test.describe("the agency dashboard: connected apps", () => {
       code_challenge_method: "S256",
     })}`;
 
-    // The app's own page, where the browser lands with the code.
+    // The app's own pages: one with a link to connect, and the one the browser lands on with the code.
     const landed: string[] = [];
     await page.route(`${CALLBACK}**`, (route) => {
       landed.push(route.request().url());
       return route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><title>App</title><p>Connected.</p>" });
     });
+    await page.route(`${APP_SITE}/settings`, (route) =>
+      route.fulfill({ status: 200, contentType: "text/html", body: `<!doctype html><title>App</title><a href="${BASE_URL}${authorize}">Connect your agency</a>` }),
+    );
+    const connectFromTheApp = async () => {
+      await page.goto(`${APP_SITE}/settings`);
+      await page.getByRole("link", { name: "Connect your agency" }).click();
+    };
 
     // No session yet: the page asks to sign in, and remembers where to come back to.
-    await page.goto(authorize);
+    await connectFromTheApp();
     await expect(page.getByRole("heading", { level: 1, name: `Sign in to connect ${appName}` })).toBeVisible();
     await page.goto(await signInLink(request, agency.ownerUuid));
     await expect(page.getByRole("heading", { level: 1, name: `Connect ${appName} to ${agency.agencyName}?` })).toBeVisible();
@@ -89,6 +97,14 @@ test.describe("the agency dashboard: connected apps", () => {
     await expect(page.getByRole("row").filter({ hasText: appName })).toContainText("revoked");
 
     expectRefusal(await partnerGet(request, "/contacts", tokens.access_token), 401, "Invalid or missing token", "invalid_token");
+
+    // Signed in now, the owner connects it again from the app's site: a navigation from another
+    // site carries no SameSite=Strict cookie, so the page loads itself again and finds the session.
+    await connectFromTheApp();
+    await expect(page.getByRole("heading", { level: 1, name: `Connect ${appName} to ${agency.agencyName}?` })).toBeVisible();
+    await page.getByRole("button", { name: "Deny" }).click();
+    await expect(page).toHaveURL(/^http:\/\/localhost:9\/oauth\/callback\?/);
+    expect(new URL(landed.at(-1)!).searchParams.get("error")).toBe("access_denied");
     expect(externalRequests, "requests to other hosts").toEqual([]);
     expect(cspViolations, "Content Security Policy violations").toEqual([]);
   });

@@ -12,12 +12,16 @@ import { paths } from "../paths";
 const RETURN_COOKIE = "__Host-pa_return_to";
 const RETURN_OPTIONS = { httpOnly: true, secure: true, sameSite: "Lax", path: "/" } as const;
 
-const isConsentPath = (value: string) => value.startsWith(`${paths.authorize}?`) && !value.includes("\\") && value.length <= 8192;
+const isConsentPath = (value: string) => value.startsWith(`${paths.authorize}?`) && !value.includes("\\");
+
+/** Browsers drop a cookie past about 4 KB: a longer consent URL is not remembered (the member opens it again after signing in). */
+const MAX_RETURN_BYTES = 3800;
 
 /** Remembers the consent page's own URL (path and query) for after the sign-in, as long as a sign-in link lives. */
 export function rememberReturn(c: Context, url: string) {
   const { pathname, search } = new URL(url);
-  setCookie(c, RETURN_COOKIE, encodeURIComponent(`${pathname}${search}`), { ...RETURN_OPTIONS, maxAge: LINK_TTL_MS / 1000 });
+  const value = encodeURIComponent(`${pathname}${search}`);
+  if (value.length <= MAX_RETURN_BYTES) setCookie(c, RETURN_COOKIE, value, { ...RETURN_OPTIONS, maxAge: LINK_TTL_MS / 1000 });
 }
 
 /** The page to land on after signing in (and forgets it): the remembered consent page, else the API keys. */

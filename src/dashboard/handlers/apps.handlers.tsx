@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { listAgencyGrants } from "@/lib/auth/app-grants.repository";
 import { requireGrant, revokeGrant } from "@/lib/auth/grant-operations";
+import { GRANT_ID_PATTERN } from "@/lib/auth/tokens";
 import { notFound } from "@/lib/errors";
 import { memberActor, type DashboardBindings } from "../dashboard-env";
 import { render } from "../http/render";
@@ -13,13 +14,10 @@ const notices: Record<string, string> = {
   revoked: "The app's access was revoked: its next request fails with 401.",
 };
 
-/** A grant id is 16 characters of base64url; anything else names no grant, so it is the 404 page without a query. */
-const GRANT_ID = /^[A-Za-z0-9_-]{16}$/;
-
-/** The agency's grant named in the URL; another agency's is the 404 page. */
+/** The agency's grant named in the URL; another agency's is the 404 page, as is anything not shaped like a grant id (without a query). */
 function grantInUrl(c: Ctx) {
   const grantId = c.req.param("grantId") ?? "";
-  if (!GRANT_ID.test(grantId)) throw notFound("Not found");
+  if (!GRANT_ID_PATTERN.test(grantId)) throw notFound("Not found");
   return requireGrant(c.var.db, c.var.session.agencyId, grantId);
 }
 

@@ -8,14 +8,12 @@ import { useShard } from "@/middleware/shard-session";
 import { endSession, findSession, SESSION_COOKIE, SESSION_COOKIE_OPTIONS } from "../auth/sessions";
 import { takeReturn } from "../auth/return-to";
 import type { DashboardBindings } from "../dashboard-env";
+import { carriesStrictCookies } from "../http/fetch-site";
 import { render } from "../http/render";
 import { MessagePage, pageMessages, SignedInHop, SignedOutPage } from "../pages/message-page";
 import { paths } from "../paths";
 
 type Ctx = Context<DashboardBindings>;
-
-/** Sec-Fetch-Site values whose navigation carries a SameSite=Strict cookie through a redirect. */
-const SAME_SITE_FETCH = new Set(["same-origin", "same-site", "none"]);
 
 /** GET /dashboard/sign-in/:token: spends the link and starts a session. */
 export async function openLink(c: Ctx) {
@@ -53,7 +51,7 @@ export async function openLink(c: Ctx) {
       // sends no Sec-Fetch-Site cannot be told apart from one on another site, so only a request
       // known to be same-site or typed in (`none`) gets the redirect.
       const next = takeReturn(c);
-      if (!SAME_SITE_FETCH.has(c.req.header("Sec-Fetch-Site") ?? "")) return render(c, <SignedInHop to={next} />, 200);
+      if (!carriesStrictCookies(c)) return render(c, <SignedInHop to={next} />, 200);
       return c.redirect(next, 303);
     }
   }

@@ -26,26 +26,30 @@ export const pageMessages = {
 export const SignedOutPage = () => <MessagePage title="Signed out" message={pageMessages.signedOut} />;
 
 /**
- * After a sign-in reached from another site: the `SameSite=Strict` cookie is not sent on a
- * redirect that continues such a navigation, so the page moves on itself (a same-site
- * navigation, which does send it), with a link for when it does not. `to`: the page the
- * sign-in was for (an app's consent page), or the API keys.
+ * A page that moves on by itself to `to`, with a link for when it does not. A navigation that
+ * came from another site does not carry the `SameSite=Strict` session cookie, and neither does a
+ * redirect that continues it; the navigation this page starts is this site's own, which does.
  */
-export const SignedInHop = (props: { to: string }) => (
+export const HopPage = (props: { to: string; title: string; link: string }) => (
   <html lang="en">
     <head>
       <meta charset="utf-8" />
       <meta http-equiv="refresh" content={`0; url=${props.to}`} />
-      <title>Signed in · Partner API dashboard</title>
+      <title>{`${props.title} · Partner API dashboard`}</title>
       <link rel="stylesheet" href={paths.stylesheet} />
     </head>
     <body>
       <main id="main">
-        <h1>Signed in</h1>
+        <h1>{props.title}</h1>
         <p>
-          <a href={props.to}>{props.to === paths.keys ? "Continue to API keys" : "Continue"}</a>
+          <a href={props.to}>{props.link}</a>
         </p>
       </main>
     </body>
   </html>
+);
+
+/** After a sign-in reached from another site: on to `to` (an app's consent page, or the API keys). */
+export const SignedInHop = (props: { to: string }) => (
+  <HopPage to={props.to} title="Signed in" link={props.to === paths.keys ? "Continue to API keys" : "Continue"} />
 );

@@ -4,6 +4,7 @@ import { agencyLocation, shardDatabase } from "@/db/shards";
 import { appGrants, members } from "@/db/schema";
 import type { Env } from "@/env";
 import { auditStatement, type Actor } from "@/lib/audit/audit-log";
+import { notFound } from "@/lib/errors";
 import { eventStatement } from "@/lib/events";
 import { createLogger } from "@/lib/logger";
 import { agencyMovingError, isAgencyMovingError } from "@/lib/shards/agency-moving";
@@ -67,7 +68,7 @@ export async function recordExchangedGrant(
 ): Promise<void> {
   const { props } = grant;
   const location = await agencyLocation(env, props.agency_uuid);
-  if (!location) throw new Error(`The agency of grant ${grant.grantId} no longer exists`);
+  if (!location) throw notFound("The agency this app was connected to no longer exists");
   if (location.movingTo) throw agencyMovingError();
   const db = createDb(shardDatabase(env, location.shard));
   const now = nowIso();

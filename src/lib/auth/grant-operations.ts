@@ -7,7 +7,7 @@ import { createLogger } from "@/lib/logger";
 import { publishWritten } from "@/lib/webhooks/publish";
 import { getAgencyGrant, markGrantRevoked, setGrantMultiplier, type AppGrantRow } from "./app-grants.repository";
 import { grantGate } from "./gate";
-import { oauthApi } from "./oauth-server";
+import { OAUTH_ACCESS_TOKEN_TTL_SECONDS, oauthApi } from "./oauth-server";
 import { oauthTokenParts } from "./tokens";
 
 /**
@@ -50,37 +50,58 @@ export async function setGrantRateLimit(ctx: { db: Db; env: Env }, grant: AppGra
   return updated;
 }
 
-/** Whether the OAuth library still holds the grant (a client's revocation of its refresh token deletes it). */
-async function grantExists(env: Env, issuer: string, agencyId: string, grantId: string): Promise<boolean> {
-  const api = oauthApi(env, issuer);
-  let cursor: string | undefined;
-  do {
-    const page = await api.listUserGrants(agencyId, { limit: 1000, ...(cursor ? { cursor } : {}) });
-    if (page.items.some((g) => g.id === grantId)) return true;
-    cursor = page.cursor;
-  } while (cursor);
-  return false;
-}
-
 /**
- * After the token endpoint ended some of a grant's tokens on its own: the app revoked one (RFC
- * 7009), or a code was replayed, which makes the library revoke the whole grant. The grant's
- * gate forgets the tokens it checked, so an ended access token is refused on its next request;
- * and when the grant itself is gone from the library's records, the agency's row is marked
- * revoked with its `app.revoked` event, as the app's own doing. `credential`: the token or code
- * the request named.
+ * Whether the OAuth library still holds the grant: its record, read by its key in the library's
+ * documented KV layout (`grant:<user id>:<grant id>`), one read rather than a listing of the
+ * agency's grants, and as fresh as KV serves a key written in this location.
  */
-export async function reconcileGrant(env: Env, issuer: string, credential: string): Promise<void> {
+const grantRecordExists = async (env: Env, parts: { agencyId: string; grantId: string }) =>
+  (await env.OAUTH_KV.get(`grant:${parts.agencyId}:${parts.grantId}`)) !== null;
+
+/** The agency's live row of the grant a token or code names, with its database; undefined when there is none. */
+async function liveGrantOf(env: Env, credential: string): Promise<{ db: Db; grant: AppGrantRow } | undefined> {
   const parts = oauthTokenParts(credential);
-  if (!parts) return;
-  await grantGate(env, parts.grantId).invalidate();
-  if (await grantExists(env, issuer, parts.agencyId, parts.grantId)) return;
-  const location = await agencyLocation(env, parts.agencyId);
-  if (!location) return;
+  const location = parts ? await agencyLocation(env, parts.agencyId) : undefined;
+  if (!parts || !location) return undefined;
   const db = createDb(shardDatabase(env, location.shard));
   const grant = await getAgencyGrant(db, parts.agencyId, parts.grantId);
-  if (!grant || grant.revokedAt) return;
+  return grant && !grant.revokedAt ? { db, grant } : undefined;
+}
+
+/** Ends a grant as its app's own doing: its gate first (refused from the next request), then the row and `app.revoked`. */
+async function endGrant(env: Env, { db, grant }: { db: Db; grant: AppGrantRow }) {
   await grantGate(env, grant.id).revoke();
   await markGrantRevoked(db, grant, { type: "app_grant", grantId: grant.id });
   await publishWritten(db, env.WEBHOOK_QUEUE, createLogger({ grant_id: grant.id }, env.LOG_LEVEL));
+}
+
+/**
+ * After an app revoked a token at the token endpoint (RFC 7009), which the library answers 200
+ * whatever the token was: when that ended the grant (its refresh token), the grant ends here too;
+ * when it ended one access token, the grant's gate refuses that token from its next request.
+ * A token of no live grant of ours, or one the library did not end, changes nothing.
+ */
+export async function afterTokenRevocation(env: Env, issuer: string, token: string): Promise<void> {
+  const found = await liveGrantOf(env, token);
+  if (!found) return;
+  const parts = { agencyId: found.grant.agencyId, grantId: found.grant.id };
+  if (!(await grantRecordExists(env, parts))) return endGrant(env, found);
+  if ((await oauthApi(env, issuer).unwrapToken(token)) !== null) return;
+  await grantGate(env, found.grant.id).endToken(token, Date.now() + OAUTH_ACCESS_TOKEN_TTL_SECONDS * 1000);
+}
+
+/**
+ * After a code exchange. A code used twice ends its grant (OAuth 2.1 §4.1.3: its tokens may be in
+ * a thief's hands): the library revokes its records, the grant's gate (which refused the second
+ * claim, or is told here) every token of it, and the row is marked. An exchange that got tokens
+ * checks too, since a second exchange of its code may have ended the grant while it ran.
+ */
+export async function afterCodeExchange(env: Env, code: string, outcome: "tokens" | "code_reused"): Promise<void> {
+  const parts = oauthTokenParts(code);
+  if (!parts) return;
+  const gate = grantGate(env, parts.grantId);
+  if (outcome === "code_reused") await gate.revoke();
+  else if (!(await gate.isRevoked())) return;
+  const found = await liveGrantOf(env, code);
+  if (found) await endGrant(env, found);
 }

@@ -2,6 +2,7 @@ import { OAuthAuthorizationServer, OAuthError, type OAuthHelpers, type TokenExch
 import type { Env } from "@/env";
 import { ApiError } from "@/lib/errors";
 import { recordExchangedGrant, type GrantProps } from "./app-grants.repository";
+import { grantGate } from "./gate";
 import { scopes } from "./scopes";
 
 /**
@@ -24,7 +25,7 @@ export const OAUTH_PATHS = {
   resourceMetadata: "/.well-known/oauth-protected-resource",
 } as const;
 
-/** An access token lives an hour (DESIGN: at most one); its refresh token renews it. */
+/** An access token lives an hour; its refresh token renews it. */
 export const OAUTH_ACCESS_TOKEN_TTL_SECONDS = 3600;
 /** A grant lives 30 days from its approval, and another 30 from each refresh: it ends when its app stops using it, or is revoked. */
 export const OAUTH_REFRESH_TOKEN_TTL_SECONDS = 30 * 86_400;
@@ -55,8 +56,14 @@ export const resourcesOf = (issuer: string) => ({ api: issuer, mcp: `${issuer}/m
 
 export type OAuthResources = ReturnType<typeof resourcesOf>;
 
+/** The library's own words for a code used twice; ours say the same, so the token endpoint tells both apart alike. */
+export const CODE_REUSED = "Authorization code already used";
+
 async function tokenExchanged(options: TokenExchangeCallbackOptions<Env>): Promise<undefined> {
   if (options.grantType !== "authorization_code") return undefined;
+  const gate = grantGate(options.env, options.grantId);
+  // invalid_grant also makes the library revoke the grant's records: the gate has ended it already.
+  if (!(await gate.claimCode())) throw new OAuthError("invalid_grant", { description: CODE_REUSED });
   // The library spends the code only after this resolves: a failure here leaves the code
   // unspent, so the app can simply retry (a move's 503 says when).
   try {
@@ -68,8 +75,13 @@ async function tokenExchanged(options: TokenExchangeCallbackOptions<Env>): Promi
       props: options.props as GrantProps,
     });
   } catch (error) {
-    if (!(error instanceof ApiError) || error.code !== "agency_moving") throw error;
-    throw new OAuthError("temporarily_unavailable", { description: error.message, statusCode: 503, headers: error.headers });
+    await gate.releaseCode();
+    if (error instanceof ApiError && error.code === "agency_moving") {
+      throw new OAuthError("temporarily_unavailable", { description: error.message, statusCode: 503, headers: error.headers });
+    }
+    // The agency is gone: the grant can never work.
+    if (error instanceof ApiError && error.code === "not_found") throw new OAuthError("invalid_grant", { description: error.message });
+    throw error;
   }
   return undefined;
 }

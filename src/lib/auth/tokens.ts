@@ -67,6 +67,9 @@ export function bearerToken(header: string | undefined): string | null {
  */
 const OAUTH_TOKEN_SHAPE = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}):([A-Za-z0-9_-]{16}):[A-Za-z0-9_-]{32}$/;
 
+/** A grant's id as the OAuth library writes it: 16 characters of base64url. */
+export const GRANT_ID_PATTERN = /^[A-Za-z0-9_-]{16}$/;
+
 /** The agency and grant an OAuth token names, or null when the value is not of that shape. */
 export function oauthTokenParts(token: string): { agencyId: string; grantId: string } | null {
   const match = OAUTH_TOKEN_SHAPE.exec(token);

@@ -1,11 +1,12 @@
 import { OAuthResourceServer } from "@cloudflare/workers-oauth-provider";
 import type { Context } from "hono";
 import type { Env } from "@/env";
-import { reconcileGrant } from "@/lib/auth/grant-operations";
-import { authorizationServer, issuerOf, OAUTH_PATHS, resourcesOf, type ResourceName } from "@/lib/auth/oauth-server";
+import { afterCodeExchange, afterTokenRevocation } from "@/lib/auth/grant-operations";
+import { authorizationServer, CODE_REUSED, issuerOf, OAUTH_PATHS, resourcesOf, type ResourceName } from "@/lib/auth/oauth-server";
 import { oauthTokenParts } from "@/lib/auth/tokens";
 import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-router";
+import { withBody } from "@/lib/fresh-request";
 import { ApiError } from "@/lib/errors";
 import { OAUTH_REGISTER_RATE_LIMIT, OAUTH_TOKEN_RATE_LIMIT, type RateLimitRule } from "@/lib/rate-limits";
 import { enforceIpRateLimit } from "@/middleware/rate-limit";
@@ -30,20 +31,18 @@ async function limited(c: Ctx, rule: RateLimitRule): Promise<Response | undefine
     return undefined;
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    return c.json({ error: "temporarily_unavailable", error_description: error.message }, error.status, error.headers);
+    // Browser-based clients (an MCP host's web UI) read it too, as they read the library's answers.
+    return c.json({ error: "temporarily_unavailable", error_description: error.message }, error.status, { ...error.headers, "Access-Control-Allow-Origin": "*" });
   }
 }
 
 /** Hono's execution context is the Worker's, typed by Hono's own (older) declaration. */
 const workerCtx = (c: Ctx) => c.executionCtx as unknown as ExecutionContext;
 
-/**
- * The request as the library must see it. The body limits may have read a JSON body already
- * (Hono keeps the bytes), so a request with a body is handed over afresh from those bytes.
- */
+/** The request as the library must see it: with a body, a copy made from the bytes already read. */
 async function forLibrary(c: Ctx): Promise<Request> {
   if (c.req.method === "GET" || c.req.method === "HEAD" || c.req.method === "OPTIONS") return c.req.raw;
-  return new Request(c.req.url, { method: c.req.method, headers: c.req.raw.headers, body: await c.req.arrayBuffer() });
+  return withBody(c.req.raw, await c.req.arrayBuffer());
 }
 
 const serve = async (c: Ctx) => authorizationServer(issuerOf(c.env, c.req.url)).fetch(await forLibrary(c), c.env, workerCtx(c));
@@ -62,19 +61,41 @@ async function grantAtStake(c: Ctx): Promise<{ revocation: boolean; credential: 
   return code === null ? null : { revocation: false, credential: code };
 }
 
+/** Whether a refused exchange was refused for its code's second use (the library's and our callback's words alike). */
+async function codeReused(response: Response): Promise<boolean> {
+  const body = (await response.clone().json().catch(() => null)) as { error_description?: unknown } | null;
+  return body?.error_description === CODE_REUSED;
+}
+
+/**
+ * What follows an answer of the token endpoint for the grant at stake, before the answer
+ * leaves, so the very next request sees it. Its own failure (a move pausing the agency's
+ * writes) does not change the answer: the library has acted, and the row catches up when the
+ * grant is next revoked or used.
+ */
+async function followThrough(c: Ctx, atStake: NonNullable<Awaited<ReturnType<typeof grantAtStake>>>, response: Response) {
+  try {
+    if (atStake.revocation) {
+      if (response.ok) await afterTokenRevocation(c.env, issuerOf(c.env, c.req.url), atStake.credential);
+    } else if (response.ok) await afterCodeExchange(c.env, atStake.credential, "tokens");
+    else if (response.status === 400 && (await codeReused(response))) await afterCodeExchange(c.env, atStake.credential, "code_reused");
+  } catch (error) {
+    c.var.logger.warn("following a token answer through failed", { error: (error as Error).message });
+  }
+}
+
 /**
  * POST /oauth/token. A token answer also names `agency_uuid`, the agency the app now acts for
  * (an app connected to many agencies tells its tokens apart by it); the token itself names it
- * too, so this costs no read. A revocation, or a refused exchange (a replayed code ends its
- * grant), is followed through before the answer, so the very next request sees it.
+ * too, so this costs no read. A revocation, or an exchange's outcome for its grant, is followed
+ * through before the answer.
  */
 async function token(c: Ctx) {
   const refused = await limited(c, OAUTH_TOKEN_RATE_LIMIT);
   if (refused) return refused;
   const atStake = await grantAtStake(c);
   const response = await serve(c);
-  const ended = atStake !== null && (atStake.revocation ? response.ok : response.status === 400);
-  if (ended) await reconcileGrant(c.env, issuerOf(c.env, c.req.url), atStake.credential);
+  if (atStake) await followThrough(c, atStake, response);
   if (!response.ok || atStake?.revocation) return response;
   const answer = (await response.json()) as Record<string, unknown>;
   const parts = typeof answer.access_token === "string" ? oauthTokenParts(answer.access_token) : null;
