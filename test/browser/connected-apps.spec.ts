@@ -28,7 +28,7 @@ test.describe("the agency dashboard: connected apps", () => {
     request,
     externalRequests,
     cspViolations,
-  }) => {
+  }, testInfo) => {
     const agency = await createAgencyWithOwner(request);
     const appName = `Pipeline Sync ${randomBytes(3).toString("hex")}`;
     const clientId = await registerApp(request, appName);
@@ -67,6 +67,7 @@ test.describe("the agency dashboard: connected apps", () => {
     await expect(page.getByText("This sends access to an app on your own computer.")).toBeVisible();
     await expect(page.getByRole("listitem").filter({ hasText: /^contacts — contact CRM/ })).toBeVisible();
     await expect(page.getByRole("listitem").filter({ hasText: /^calendar — availability and create bookings/ })).toBeVisible();
+    await page.screenshot({ path: testInfo.outputPath("consent-page.png"), fullPage: true });
 
     await page.getByRole("button", { name: "Approve" }).click();
     await expect(page).toHaveURL(/^http:\/\/localhost:9\/oauth\/callback\?/);
@@ -90,6 +91,7 @@ test.describe("the agency dashboard: connected apps", () => {
     const row = page.getByRole("row").filter({ hasText: appName });
     await expect(row.getByRole("cell", { name: agency.ownerName })).toBeVisible();
     await expect(row.getByRole("cell", { name: "calendar, contacts" })).toBeVisible();
+    await page.screenshot({ path: testInfo.outputPath("connected-apps.png"), fullPage: true });
     await row.getByRole("link", { name: "Revoke…" }).click();
     await expect(page.getByRole("heading", { level: 1, name: `Revoke “${appName}”?` })).toBeVisible();
     await page.getByRole("button", { name: "Revoke access" }).click();
