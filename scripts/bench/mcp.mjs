@@ -3,7 +3,7 @@
 // the `search_contacts` tool asking the same page through POST /mcp, and `tools/list`.
 // A tool call is one HTTP request that builds a stateless MCP server, passes the gate, then
 // sends its route's request through the whole Worker (the gate again, the same D1 reads).
-import { alternate, logRounds } from "./measure.mjs";
+import { sideBySide } from "./measure.mjs";
 
 const PAGE = 20;
 
@@ -79,12 +79,5 @@ export async function measureMcp(base, agency, { rounds, warmup, seconds, connec
     if (problem) throw new Error(`${scenario.name}: ${problem}`);
   }
   log(`MCP: search_contacts and tools/list against GET /contacts, ${rounds} rounds side by side`);
-  const { rounds: each, medians } = await alternate(sides, {
-    rounds,
-    warmup,
-    seconds,
-    connections,
-    onRound: logRounds(sides, log),
-  });
-  return Object.fromEntries(sides.map((s) => [s.key, { name: s.scenario.name, ...medians[s.key], rounds: each.map((r) => r[s.key]) }]));
+  return (await sideBySide(sides, { rounds, warmup, seconds, connections, log })).bySide;
 }

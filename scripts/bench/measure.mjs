@@ -122,8 +122,18 @@ export function median(values) {
 }
 
 /** An `onRound` for `alternate` that logs each side's rate (and p50) of the round. */
-export const logRounds = (sides, log) => (r, round) =>
+const logRounds = (sides, log) => (r, round) =>
   log(`  round ${r}: ${sides.map((s) => `${s.key} ${round[s.key].rps} req/s p50 ${round[s.key].p50} ms`).join(", ")}`);
+
+/**
+ * `alternate` with each round logged: the rounds, and by side its name, medians and rounds.
+ * `sides` is `[{ key, base, scenario }]`.
+ */
+export async function sideBySide(sides, { rounds, warmup, seconds, connections, log }) {
+  const { rounds: each, medians } = await alternate(sides, { rounds, warmup, seconds, connections, onRound: logRounds(sides, log) });
+  const bySide = Object.fromEntries(sides.map((s) => [s.key, { name: s.scenario.name, ...medians[s.key], rounds: each.map((r) => r[s.key]) }]));
+  return { each, bySide };
+}
 
 /**
  * Side by side: each round measures every side in turn (A B, A B, ...), each with its own

@@ -4,7 +4,7 @@
 // The token is obtained the way an app gets one: registration, an admin's approval on the
 // consent page (signed in with a dashboard link), the code exchange with PKCE.
 import { createHash, randomBytes } from "node:crypto";
-import { alternate, logRounds, metrics } from "./measure.mjs";
+import { median, metrics, sideBySide } from "./measure.mjs";
 
 const PAGE = 20;
 
@@ -100,17 +100,11 @@ export async function measureOAuth(base, agency, { adminToken, multiplier, round
   const measured = {};
   for (const side of sides) measured[side.key] = await metrics(base, side.scenario);
   log(`OAuth: GET /contacts with an app's token against an API key, ${rounds} rounds side by side`);
-  const { rounds: each, medians } = await alternate(sides, {
-    rounds,
-    warmup,
-    seconds,
-    connections,
-    onRound: logRounds(sides, log),
-  });
-  const result = Object.fromEntries(sides.map((s) => [s.key, { name: s.scenario.name, ...medians[s.key], ...measured[s.key], rounds: each.map((r) => r[s.key]) }]));
-  // The median of each round's ratio: a round's two runs share the machine's state of the moment.
-  const ratios = each.map((round) => round.oauth.rps / Math.max(round.key.rps, 1)).sort((a, b) => a - b);
-  const mid = ratios.length >> 1;
-  result.ratio = +(ratios.length % 2 ? ratios[mid] : (ratios[mid - 1] + ratios[mid]) / 2).toFixed(2);
-  return result;
+  const { each, bySide } = await sideBySide(sides, { rounds, warmup, seconds, connections, log });
+  return {
+    key: { ...bySide.key, ...measured.key },
+    oauth: { ...bySide.oauth, ...measured.oauth },
+    // The median of each round's ratio: a round's two runs share the machine's state of the moment.
+    ratio: +median(each.map((round) => round.oauth.rps / Math.max(round.key.rps, 1))).toFixed(2),
+  };
 }
