@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Operator CLI: a thin wrapper over the operator API (/admin/v1, DESIGN.md "Operator API").
+// Operator CLI: a thin wrapper over the operator API (/admin/v1, docs/decisions/operator-api.md).
 // Runs on Node 20+ with built-ins only, so plain `node scripts/admin.mjs` works too.
 //
 //   npm run admin -- <command> [--flags]        npm run admin -- help
@@ -36,7 +36,8 @@ const keyFlag = { key: required("key_uuid") };
 
 /**
  * Every command: its flags (all `--kebab-case`) and the request it sends. Record creators
- * take their DESIGN.md fields as flags; `--data '<json>'` adds or overrides body fields.
+ * take their fields (docs/decisions/operator-api.md) as flags; `--data '<json>'` adds or
+ * overrides body fields.
  */
 const commands = {
   "list-agencies": {

@@ -29,7 +29,7 @@ export interface Env {
   VAPI_BASE_URL?: string;
   /** Secret: the `x-vapi-secret` Vapi sends with its server messages (POST /providers/vapi/events). */
   VAPI_WEBHOOK_SECRET?: string;
-  /** Who sends SMS: `simulated` (default) or `twilio` (DESIGN, Real providers). */
+  /** Who sends SMS: `simulated` (default) or `twilio` (docs/decisions/real-providers.md). */
   SMS_PROVIDER?: string;
   /** Secret: Twilio account SID, required when SMS_PROVIDER is `twilio`. */
   TWILIO_ACCOUNT_SID?: string;

@@ -17,7 +17,7 @@ import { deliver, dial, poll, runCron } from "./helpers/voice-queue";
 import { dbOf } from "./helpers/shards";
 
 /**
- * Calling hours in force (DESIGN "Settings are in force"): every scenario pins the clock, so
+ * Calling hours in force (docs/decisions/settings-in-force.md): every scenario pins the clock, so
  * the expected instants are written out by hand. New York is UTC-5 in December (EST) and
  * UTC-4 from 2027-03-14 03:00 local (EDT). 2026-12-02 is a Wednesday.
  */

@@ -7,7 +7,8 @@ import { isPublic, operationsOf, resolveSchema } from "./helpers/openapi-doc";
 
 /**
  * Property: whatever a client sends to any operation of the generated document, the Worker
- * answers below 500, with a JSON body, and every non-2xx body is the SPEC envelope.
+ * answers below 500, with a JSON body, and every non-2xx body is the error envelope
+ * (docs/decisions/response-conventions.md).
  *
  * Operations come from the generated document (the same one GET /openapi.json serves, see
  * openapi.test.ts), so a route added later is fuzzed without changing this file.

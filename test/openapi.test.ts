@@ -10,7 +10,7 @@ import { operationsOf, type Json, type Operation } from "./helpers/openapi-doc";
  * so a route added later is held to the same rules without touching this file.
  */
 
-/** SPEC.md's endpoint table: method, path (relative to /api/v2) and the scope(s) it names. */
+/** The specification's endpoint table (docs/decisions/routes-and-scopes.md): method, path (relative to /api/v2) and the scope(s) it names. */
 const SPEC_ENDPOINTS: readonly [method: string, path: string, scopes: readonly string[]][] = [
   ["POST", "/auth/token/renew", []],
   ["GET", "/openapi.json", []],
@@ -55,18 +55,18 @@ const SPEC_ENDPOINTS: readonly [method: string, path: string, scopes: readonly s
   ["PATCH", "/settings", ["settings"]],
 ];
 
-/** Operations DESIGN.md adds, required like SPEC's rows. */
+/** Operations we added (docs/decisions/routes-and-scopes.md), required like the specification's rows. */
 const DESIGN_REQUIRED: readonly [method: string, path: string][] = [
   ["POST", "/contacts/{contact_uuid}/restore"],
   ["GET", "/contacts/tags"],
   ["GET", "/contacts/sources"],
-  // DESIGN "Lists that scale".
+  // docs/decisions/lists-and-bulk.md.
   ["POST", "/contacts/bulk"],
 ];
 
 /**
- * Paths DESIGN.md (or SPEC's functional areas) allow beyond SPEC's table. A new path must be
- * added here on purpose, after it is written into DESIGN.md.
+ * Paths allowed beyond the specification's table (docs/decisions/routes-and-scopes.md). A new path must be
+ * added here on purpose, after it is written into that record.
  */
 const DESIGN_PATHS = [
   "/contacts/{contact_uuid}/restore",
@@ -79,7 +79,7 @@ const DESIGN_PATHS = [
   "/paths/{path_uuid}",
   "/paths/{path_uuid}/publish",
   "/paths/{path_uuid}/versions",
-  // DESIGN "Events and webhooks".
+  // docs/decisions/events-and-webhooks.md.
   "/events",
   "/events/{event_uuid}",
   "/events/{event_uuid}/redeliver",
@@ -252,7 +252,7 @@ export function documentProblems(doc: Json): string[] {
     }
   }
 
-  // Coverage: every SPEC row and every DESIGN addition, unconditionally (a whole resource
+  // Coverage: every row of the specification and every addition of ours, unconditionally (a whole resource
   // vanishing is reported row by row).
   const present = new Set(operations.map((o) => o.key));
   const expected = [...SPEC_ENDPOINTS.map(([m, p]) => [m, p] as const), ...DESIGN_REQUIRED];
@@ -393,7 +393,7 @@ describe("the OpenAPI document", () => {
       return documentProblems(copy);
     };
     const first = (ops: Operation[]) => ops[0]!;
-    /** A secured operation of the copy (SPEC's table requires many, so there always is one). */
+    /** A secured operation of the copy (the specification's table requires many, so there always is one). */
     const secured = (ops: Operation[]) => {
       const found = ops.find((o) => !PUBLIC_OPERATIONS.has(o.key));
       if (!found) throw new Error("the document has no secured operation");
@@ -534,7 +534,7 @@ describe("the OpenAPI document", () => {
         const op = ops.find((o) => SPEC_ENDPOINTS.some(([m, p, s]) => `${m} ${p}` === o.key && s.length > 0))!;
         const specScopes = SPEC_ENDPOINTS.find(([m, p]) => `${m} ${p}` === op.key)![2];
         key = op.key;
-        // A known scope SPEC does not name for this row, so only the SPEC comparison can object.
+        // A known scope the specification does not name for this row, so only that comparison can object.
         op.op["x-required-scopes"] = [knownScopes.find((s) => !specScopes.includes(s))!];
       });
       expect(key).not.toBe("");

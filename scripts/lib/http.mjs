@@ -29,7 +29,7 @@ export async function requestJson(baseUrl, method, path, { token, body, headers 
   return { status: response.status, ok: response.ok, body: parsed, headers: response.headers };
 }
 
-/** The server's error message from the SPEC envelope, or a fallback naming the status. */
+/** The server's error message from the error envelope (docs/decisions/response-conventions.md), or a fallback naming the status. */
 export function errorMessage(res) {
   const body = res.body;
   if (body && typeof body === "object" && typeof body.error === "string") {

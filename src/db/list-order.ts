@@ -8,9 +8,9 @@ export type KeyValue = string | number | null;
 
 /**
  * Which rows of a list one request reads: after a cursor's keys (a keyset page, whatever its
- * depth) or from an OFFSET (SPEC's page/limit); `read` is the page size plus one, the extra
- * row telling whether a next page exists. `total` is set when a cursor already carries it,
- * so the count is not run again.
+ * depth) or from an OFFSET (`page`/`limit`, docs/decisions/response-conventions.md); `read` is
+ * the page size plus one, the extra row telling whether a next page exists. `total` is set
+ * when a cursor already carries it, so the count is not run again.
  */
 export interface PageWindow {
   read: number;
@@ -21,8 +21,8 @@ export interface PageWindow {
 
 /**
  * A list's order: its sort columns, all in one direction, the record id last as tie-breaker
- * (DESIGN, Lists that scale). Keyed by the row property each column fills, so the keys of a
- * page's last row become the next cursor.
+ * (docs/decisions/lists-and-bulk.md). Keyed by the row property each column fills, so the keys
+ * of a page's last row become the next cursor.
  */
 export function listOrder<const Keys extends Record<string, SQLiteColumn>>(direction: "asc" | "desc", columns: Keys) {
   const entries = Object.entries(columns);

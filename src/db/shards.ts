@@ -4,7 +4,7 @@ import { createDb, type Db } from "./client";
 import { agencyDirectory, directoryRecords, shards, type ShardRegion } from "./schema";
 
 /**
- * Where agencies live (DESIGN, Agencies across D1 databases). Every agency's records are in one
+ * Where agencies live (docs/decisions/shards-and-moves.md). Every agency's records are in one
  * shard, a D1 database bound to the Worker as `DB` or `DB_<NAME>` (the binding's name is the
  * shard's name); the directory, in the database bound as `DB`, says which. Everything above
  * this floor asks here for "the database of this agency" and never names a binding.

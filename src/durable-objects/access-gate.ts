@@ -71,7 +71,7 @@ export type Admission =
 
 interface KeyState {
   agencyId: string;
-  /** The shard the agency lives on, from the directory (DESIGN, Agencies across D1 databases). */
+  /** The shard the agency lives on, from the directory (docs/decisions/shards-and-moves.md). */
   shard: string;
   /** The agency is being copied to another shard: its writes wait. */
   moving: boolean;

@@ -1,6 +1,6 @@
 /**
  * The agency's booking rules (settings `booking`), obeyed alike by availability, bookings and
- * reschedules (DESIGN: settings are in force). Slot lengths (`default_slot_minutes`) belong
+ * reschedules (docs/decisions/settings-in-force.md). Slot lengths (`default_slot_minutes`) belong
  * to the calendar's hours; these two decide which of its slots may be taken.
  */
 export interface BookingRules {

@@ -2,7 +2,7 @@ import type { KeyValue } from "@/db/list-order";
 import { hashSecret, timingSafeEqual } from "@/lib/crypto";
 
 /**
- * Opaque list cursors (DESIGN, Lists that scale). A cursor carries where the previous page
+ * Opaque list cursors (docs/decisions/lists-and-bulk.md). A cursor carries where the previous page
  * ended (its last record's sort keys), the next page's number and the total counted when the
  * walk began, so a cursor page neither re-counts nor skips rows. It is bound to one list of
  * one agency with one set of filters by a MAC over that binding: keyed with TOKEN_PEPPER

@@ -47,7 +47,8 @@ const dateParam = (name: "from" | "to", example: string) =>
   z.string({ error: messages.invalidDateFormat }).openapi({
     param: { name, in: "query" },
     description: `${name === "from" ? "First" : "Last"} day of the range, YYYY-MM-DD (inclusive).`,
-    // Enforced by the range's refinement (parseIsoDate), with SPEC's message.
+    // Enforced by the range's refinement (parseIsoDate), with the specification's message
+    // (docs/decisions/resources.md).
     format: "date",
     minLength: DATE_LENGTH,
     maxLength: DATE_LENGTH,
@@ -55,9 +56,9 @@ const dateParam = (name: "from" | "to", example: string) =>
   });
 
 /**
- * `from` and `to` (SPEC date range rules): both YYYY-MM-DD, spanning 1 to 90 days
- * inclusive, with SPEC's messages. `required: false` lets a list make the range optional,
- * but then both or neither must be given.
+ * `from` and `to` (the specification's date range rules, docs/decisions/resources.md): both
+ * YYYY-MM-DD, spanning 1 to 90 days inclusive, with the specification's messages.
+ * `required: false` lets a list make the range optional, but then both or neither must be given.
  */
 export function dateRangeQuery(options: { required: boolean }) {
   const base = z.object({

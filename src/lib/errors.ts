@@ -5,25 +5,25 @@ import { MAX_JSON_DEPTH } from "@/lib/json-depth";
 /** Stable machine codes in the error envelope, with the status each one answers with. */
 export const errorStatus = {
   validation_error: 400,
-  /** A `cursor` that is not one this API gave for this same list and filters (DESIGN, Lists that scale). */
+  /** A `cursor` that is not one this API gave for this same list and filters (docs/decisions/lists-and-bulk.md). */
   invalid_cursor: 400,
   idempotency_key_mismatch: 400,
   invalid_token: 401,
   token_expired: 401,
   insufficient_funds: 402,
   insufficient_scope: 403,
-  /** A provider callback whose signature or secret does not check out (DESIGN, Real providers). */
+  /** A provider callback whose signature or secret does not check out (docs/decisions/real-providers.md). */
   invalid_signature: 403,
   not_found: 404,
   conflict: 409,
-  /** An SMS to a contact that texted STOP (DESIGN, Real providers). */
+  /** An SMS to a contact that texted STOP (docs/decisions/real-providers.md). */
   sms_opt_out: 409,
   idempotency_in_progress: 409,
   payload_too_large: 413,
   rate_limited: 429,
   internal_error: 500,
   not_implemented: 501,
-  /** A write of an agency that is being moved to another shard (DESIGN, Agencies across D1 databases). */
+  /** A write of an agency that is being moved to another shard (docs/decisions/shards-and-moves.md). */
   agency_moving: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
@@ -46,7 +46,7 @@ export const ERROR_LIMITS = { message: 1000, field: 200, details: 50 } as const;
 
 const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
-/** The one error type of the API: thrown anywhere, rendered by `onError` as the SPEC envelope. */
+/** The one error type of the API: thrown anywhere, rendered by `onError` as the envelope (docs/decisions/response-conventions.md). */
 export class ApiError extends HTTPException {
   readonly code: ErrorCode;
   readonly details?: ErrorBody["details"];

@@ -1,6 +1,6 @@
 /**
- * The rate-limit table (DESIGN.md), in one place. Limits are per minute, per key (per client
- * IP when there is no key identity), and keyed by method plus route pattern, so
+ * The rate-limit table (docs/decisions/rate-limits.md), in one place. Limits are per minute, per
+ * key (per client IP when there is no key identity), and keyed by method plus route pattern, so
  * `GET /contacts/{contact_uuid}` is one bucket for every contact.
  */
 export const RATE_LIMIT_WINDOW_SECONDS = 60;
@@ -55,7 +55,7 @@ export function rateLimitRule(method: string, path: string, per: "key" | "ip" = 
 export const MCP_RATE_LIMIT: RateLimitRule = { bucket: "MCP /mcp", limit: 120, windowSeconds: RATE_LIMIT_WINDOW_SECONDS, per: "key" };
 
 /**
- * Failed operator-API authentications per client IP (DESIGN, Security posture), so
+ * Failed operator-API authentications per client IP (docs/decisions/security-posture.md), so
  * ADMIN_TOKEN cannot be guessed at speed. Only failures count; once they are used up the IP
  * is refused every operator request until the window frees.
  */

@@ -6,7 +6,7 @@ import { agencyDirectory, smsNumbers } from "@/db/schema";
 import { directoryDb } from "@/db/shards";
 
 /**
- * Agencies' SMS sender numbers, in the directory (DESIGN, Real providers): an inbound SMS names
+ * Agencies' SMS sender numbers, in the directory (docs/decisions/real-providers.md): an inbound SMS names
  * only the number it was sent to, so the number must lead to its agency before the agency's
  * shard is known. One agency per number (the primary key), one number per agency.
  */

@@ -3,7 +3,7 @@ import type { Db } from "@/db/client";
 import { members } from "@/db/schema";
 import { badRequest } from "@/lib/errors";
 
-/** The five names a partner may use for a team member (SPEC: team member targeting). */
+/** The five names a partner may use for a team member (the specification's team member targeting: docs/decisions/resources.md). */
 export const TEAM_MEMBER_ALIASES = ["agent_uuid", "agentUuid", "user_uuid", "user", "agent"] as const;
 
 export const TEAM_MEMBER_NOT_FOUND = "Team member not found in this agency";

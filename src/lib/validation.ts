@@ -7,7 +7,8 @@ type Issue = z.core.$ZodIssue;
 
 /**
  * Marks a refinement's message as final: it is shown exactly as written, never prefixed with
- * the field (which `details` still names). For messages SPEC quotes verbatim.
+ * the field (which `details` still names). For the specification's exact messages
+ * (docs/decisions/response-conventions.md).
  * Use: `ctx.addIssue({ code: "custom", path, message, params: VERBATIM })`.
  */
 export const VERBATIM = { verbatim: true } as const;

@@ -1,11 +1,12 @@
 import ipaddr from "ipaddr.js";
 
 /**
- * Where a webhook may be delivered (DESIGN, URL rules): public `https` URLs only, so a partner
- * cannot point our deliveries at our own network or anyone's private one (SSRF). The checks
- * run on the URL as WHATWG parses it, which already turns `http://2130706433/` and
- * `http://0x7f.1/` into `127.0.0.1`. Names are not resolved: a Worker's fetch cannot reach
- * private networks anyway, and we refuse every name that is private by definition.
+ * Where a webhook may be delivered (URL rules, docs/decisions/events-and-webhooks.md): public
+ * `https` URLs only, so a partner cannot point our deliveries at our own network or anyone's
+ * private one (SSRF). The checks run on the URL as WHATWG parses it, which already turns
+ * `http://2130706433/` and `http://0x7f.1/` into `127.0.0.1`. Names are not resolved: a
+ * Worker's fetch cannot reach private networks anyway, and we refuse every name that is private
+ * by definition.
  */
 export const webhookUrlMessages = {
   invalid: "url must be an absolute URL, e.g. https://example.com/webhooks",

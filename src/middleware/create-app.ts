@@ -17,7 +17,7 @@ function renderError(error: Error, c: Context<AppBindings>): Response {
   if (isAgencyMovingError(error)) return renderError(agencyMovingError(), c);
   if (error instanceof HTTPException && error.status < 500) {
     // Hono's own 4xx come from body parsing: malformed JSON (400) or a body that is not JSON
-    // (415). DESIGN makes both a 400 validation error in our envelope.
+    // (415). We make both a 400 validation error in our envelope (docs/decisions/response-conventions.md).
     const message = error.status === 415 ? "Content-Type must be application/json" : error.message || "Invalid request body";
     const body: ErrorBody = { success: false, error: message, code: "validation_error" };
     return c.json(body, 400);

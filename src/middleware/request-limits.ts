@@ -4,7 +4,7 @@ import type { AppBindings } from "@/lib/context";
 import { ApiError, badRequest, messages } from "@/lib/errors";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "@/lib/json-depth";
 
-/** 1 MiB: DESIGN, Security posture. */
+/** 1 MiB: docs/decisions/security-posture.md. */
 export const MAX_BODY_BYTES = 1_048_576;
 
 /**

@@ -3,11 +3,11 @@ import { cors } from "hono/cors";
 import type { AppBindings } from "@/lib/context";
 import { BOOKMARK_HEADER } from "@/lib/request-headers";
 
-/** One year, for every subdomain: the API is served over HTTPS only (DESIGN, Security posture). */
+/** One year, for every subdomain: the API is served over HTTPS only (docs/decisions/security-posture.md). */
 const HSTS = "max-age=31536000; includeSubDomains";
 
 /**
- * The Content-Security-Policy of an HTML page that sets none itself (DESIGN, Security posture):
+ * The Content-Security-Policy of an HTML page that sets none itself (docs/decisions/security-posture.md):
  * scripts, styles, images and requests from this origin only, so no inline script runs; forms
  * post only here; no <base> and no framing. A page that needs an exception sets its own policy
  * in its handler and says why (src/lib/reference-page.ts).
@@ -46,7 +46,7 @@ const preflight = cors({
 const exposed = EXPOSED_HEADERS.join(",");
 
 /**
- * CORS of the Partner API (DESIGN, Security posture): bearer tokens, never cookies, so like
+ * CORS of the Partner API (docs/decisions/security-posture.md): bearer tokens, never cookies, so like
  * GitHub's API any origin may call it; browsers may send the headers the API reads and read
  * the ones it sets. Preflights are answered 204 before any route runs. The operator API and
  * the dashboard get none of this.

@@ -10,7 +10,7 @@ export const WIDGET_MEMBER_REMOVED = "This booking widget is inactive: its team 
 export const MISCONFIGURED = "Calendar is misconfigured: no working hours are set for this calendar. Set them with PUT /calendar/hours.";
 export const TEAM_MEMBER_ALIASES = ["agent_uuid", "agentUuid", "user_uuid", "user", "agent"] as const;
 
-/** Every field of an appointment record (DESIGN), sorted for comparing with Object.keys. */
+/** Every field of an appointment record (docs/decisions/resources.md), sorted for comparing with Object.keys. */
 export const APPOINTMENT_KEYS = [
   "appointment_uuid",
   "contact_uuid",

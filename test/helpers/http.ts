@@ -45,7 +45,7 @@ export const api = <T = any>(method: string, path: string, options: CallOptions 
 export const admin = <T = any>(method: string, path: string, body?: unknown) =>
   call<T>(method, `/admin/v1${path}`, { token: ADMIN_TOKEN, body });
 
-/** Asserts the SPEC error envelope, with an exact message when one is given. */
+/** Asserts the error envelope (docs/decisions/response-conventions.md), with an exact message when one is given. */
 export function expectError(res: ApiResponse, status: number, error?: string | RegExp, code?: string) {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
   expect(res.body).toMatchObject({ success: false });

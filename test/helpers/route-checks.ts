@@ -2,7 +2,7 @@ import { expect } from "vitest";
 import { api, expectError, uniqueIp, type CallOptions } from "./http";
 import { createKey } from "./factories";
 
-/** 401 with the SPEC message for a missing token and for a token that is not ours. */
+/** 401 with the specification's message (docs/decisions/authentication.md) for a missing token and for a token that is not ours. */
 export async function expectAuthRequired(method: string, path: string, options: CallOptions = {}) {
   const missing = await api(method, path, { ...options, token: null, ip: uniqueIp() });
   expectError(missing, 401, "Invalid or missing token", "invalid_token");

@@ -22,9 +22,9 @@ export const contacts = sqliteTable(
     source: text("source"),
     pathId: text("path_id"),
     customFields: text("custom_fields", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
-    /** The partner's own id for the contact (DESIGN, Lists that scale). */
+    /** The partner's own id for the contact (docs/decisions/lists-and-bulk.md). */
     externalId: text("external_id"),
-    /** The contact texted STOP (or another opt-out keyword): no SMS may be sent to it until START (DESIGN, Real providers). */
+    /** The contact texted STOP (or another opt-out keyword): no SMS may be sent to it until START (docs/decisions/real-providers.md). */
     smsOptOut: integer("sms_opt_out", { mode: "boolean" }).notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

@@ -4,7 +4,7 @@ import { createdAt, timestamp } from "./columns";
 import { members } from "./members";
 
 /**
- * One-time sign-in links to the agency dashboard (DESIGN, Agency dashboard). Only the hash of
+ * One-time sign-in links to the agency dashboard (docs/decisions/dashboard.md). Only the hash of
  * the link's secret is stored; opening the link sets `used_at` with a conditional UPDATE, so a
  * link starts at most one session however many times it is opened at once.
  */

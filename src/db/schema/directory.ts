@@ -2,7 +2,7 @@ import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqli
 import { createdAt, timestamp, updatedAt } from "./columns";
 
 /**
- * The directory (DESIGN, Agencies across D1 databases): where each agency lives, and what must
+ * The directory (docs/decisions/shards-and-moves.md): where each agency lives, and what must
  * be found before the agency is known. It is read and written only in the database bound as
  * `DB`, which is also the first shard; every other database carries these tables empty, since
  * one `migrations/` folder serves them all.

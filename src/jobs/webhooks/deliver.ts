@@ -76,9 +76,10 @@ async function post(url: string, headers: Record<string, string>, body: string):
 
 /**
  * A `deliver` message: claim the delivery, sign and POST its event, record the attempt. A
- * failure schedules the next attempt (DESIGN's schedule) with a delayed message, or gives up
- * after the last; an endpoint whose every attempt has failed for 5 days is disabled. Deliveries
- * of a deleted or disabled endpoint are dropped when they fall due.
+ * failure schedules the next attempt (the schedule of docs/decisions/events-and-webhooks.md)
+ * with a delayed message, or gives up after the last; an endpoint whose every attempt has
+ * failed for 5 days is disabled. Deliveries of a deleted or disabled endpoint are dropped when
+ * they fall due.
  */
 export async function deliver(deps: DeliverDeps, deliveryId: string): Promise<DeliverOutcome> {
   const { db } = deps;

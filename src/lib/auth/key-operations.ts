@@ -6,7 +6,7 @@ import * as keys from "./api-keys.repository";
 import type { ApiKeyRow } from "./api-keys.repository";
 
 /**
- * The one implementation of every change to an API key (DESIGN, Agency dashboard): the
+ * The one implementation of every change to an API key (docs/decisions/dashboard.md): the
  * operator API and the dashboard both call these, so a rule holds whichever door a change
  * came through, each change invalidates the key's AccessGate (the very next request sees it),
  * and each writes its audit entry in the change's own batch.
@@ -28,7 +28,7 @@ export const keyMessages = {
   revokedChange: "A revoked key cannot be changed",
 } as const;
 
-/** SPEC, Authentication 7: only a key whose one scope is `calendar` may be created without expiry. */
+/** The specification (docs/decisions/authentication.md): only a key whose one scope is `calendar` may be created without expiry. */
 export const mayNeverExpire = (scopes: readonly string[]) => scopes.length === 1 && scopes[0] === "calendar";
 
 /**

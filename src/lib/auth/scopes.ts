@@ -1,4 +1,4 @@
-/** Every scope of the Partner API (SPEC.md); `*` grants all of them. */
+/** Every scope of the Partner API (docs/decisions/authentication.md); `*` grants all of them. */
 export const scopes = [
   "calendar",
   "appointments",

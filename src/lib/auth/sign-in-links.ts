@@ -14,7 +14,7 @@ type HashEnv = Pick<Env, "TOKEN_PEPPER">;
 export const LINK_TTL_MS = 15 * 60_000;
 export const SESSION_TTL_MS = 12 * 60 * 60_000;
 
-/** Roles that may use the dashboard (SPEC, Authentication 2: owners and admins manage keys). */
+/** Roles that may use the dashboard (the specification: owners and admins manage keys; docs/decisions/dashboard.md). */
 export const DASHBOARD_ROLES = ["owner", "admin"] as const;
 
 export const SIGN_IN_PATH = "/dashboard/sign-in/";

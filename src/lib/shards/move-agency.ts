@@ -11,7 +11,7 @@ import { ApiError, conflict } from "@/lib/errors";
 import { isoAt } from "@/lib/time";
 
 /**
- * Moving an agency to another shard (DESIGN, Agencies across D1 databases): fence, copy,
+ * Moving an agency to another shard (docs/decisions/shards-and-moves.md): fence, copy,
  * verify, switch, clean up. Until the switch the old shard is the agency's only home: a move
  * that fails rolls back there, and one whose Worker died is rolled back by the cron
  * (`recoverMoves`), so the agency is always whole in one place. Writes answer 503

@@ -46,7 +46,7 @@ export async function requireShard(env: Env, name: string): Promise<ShardRow> {
 }
 
 /**
- * Where a new agency goes (DESIGN, Agencies across D1 databases): the shard named, if any (open
+ * Where a new agency goes (docs/decisions/shards-and-moves.md): the shard named, if any (open
  * or closed: closing a shard stops automatic placement, while the operator may still put an
  * agency there on purpose, e.g. a dedicated shard); otherwise the least full open shard (by
  * bytes, then agencies) of the region, or of any region when none is asked for. A shard whose

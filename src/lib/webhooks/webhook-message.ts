@@ -13,7 +13,7 @@ export interface WebhookMessage {
 export const WEBHOOK_QUEUE_NAME = "webhook-deliveries";
 export const WEBHOOK_DLQ_NAME = "webhook-deliveries-dlq";
 
-/** Seconds before each retry after a failed attempt (DESIGN): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then given up. */
+/** Seconds before each retry after a failed attempt (docs/decisions/events-and-webhooks.md): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then given up. */
 export const RETRY_SCHEDULE_SECONDS = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000] as const;
 
 /** Attempts of one delivery: the first and one per retry. */

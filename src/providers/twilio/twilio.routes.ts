@@ -17,7 +17,7 @@ import { twilioError, twilioStatus } from "./sms-client";
 import { isTwilioSignature } from "./signature";
 
 /**
- * Twilio's callbacks (DESIGN, Real providers): inbound SMS and delivery reports. No API key:
+ * Twilio's callbacks (docs/decisions/real-providers.md): inbound SMS and delivery reports. No API key:
  * each request must carry Twilio's signature of its URL and parameters, made with our auth
  * token; a bad or missing one is 403 and nothing is stored. Limited per client IP, with the
  * body limits of every route. Not part of the Partner API document.

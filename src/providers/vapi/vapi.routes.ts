@@ -15,7 +15,7 @@ import { VAPI_EVENTS_PATH } from "@/jobs/providers";
 import { vapiCallState, type VapiCall } from "@/jobs/providers/vapi";
 
 /**
- * Vapi's server messages (DESIGN, Real providers): each call placed through Vapi asks for
+ * Vapi's server messages (docs/decisions/real-providers.md): each call placed through Vapi asks for
  * `status-update` and `end-of-call-report` here, with our secret in `x-vapi-secret`. The
  * end-of-call report completes the call exactly as a poll that finds it ended does, through
  * the same conditional write (`completeCall`): whichever comes first applies, the other finds

@@ -143,9 +143,10 @@ export type NewAppointment = Omit<AppointmentRow, "agencyId" | "status" | "creat
 /**
  * Books a slot. One INSERT: of two bookings of the same slot the partial unique index
  * `appointments_live_slot_unique` (agency, calendar, start, over live appointments) lets
- * exactly one through, and the loser is the SPEC 409. The NOT EXISTS in the same statement
- * refuses a slot within the buffer of, or overlapping, another live appointment (see
- * busyOverlapSql): of two bookings of adjacent slots that the buffer keeps apart, one wins.
+ * exactly one through, and the loser is the specification's 409 (docs/decisions/resources.md).
+ * The NOT EXISTS in the same statement refuses a slot within the buffer of, or overlapping,
+ * another live appointment (see busyOverlapSql): of two bookings of adjacent slots that the
+ * buffer keeps apart, one wins.
  */
 export async function insertAppointment(db: Db, agencyId: string, input: NewAppointment, rules: BookingRules): Promise<AppointmentRow> {
   const now = nowIso();
@@ -187,8 +188,8 @@ export interface AppointmentPatch {
  * Applies a patch only while the appointment still has the status it was validated against
  * (a concurrent cancel wins cleanly). A new slot goes through the same unique index and the
  * same buffer check as a booking, in the UPDATE itself, so a reschedule onto a taken slot or
- * next to another appointment is the SPEC 409; the appointment's own old time does not count.
- * Returns undefined when the status changed or the new slot is not free.
+ * next to another appointment is the specification's 409; the appointment's own old time does
+ * not count. Returns undefined when the status changed or the new slot is not free.
  */
 export async function updateAppointment(
   db: Db,

@@ -1,8 +1,8 @@
-/** Messages shared by the calendar, bookings and appointments routes (SPEC's where it gives one). */
+/** Messages shared by the calendar, bookings and appointments routes (the specification's where it gives one: docs/decisions/resources.md). */
 export const calendarMessages = {
-  /** SPEC: a slot outside the hours, in the past or taken, or one the booking settings rule out. */
+  /** The specification's: a slot outside the hours, in the past or taken, or one the booking settings rule out. */
   slotUnavailable: "This time slot is no longer available.",
-  /** SPEC: 400 misconfigured calendar. */
+  /** The specification's 400 misconfigured calendar. */
   misconfigured: "Calendar is misconfigured: no working hours are set for this calendar. Set them with PUT /calendar/hours.",
   hoursNotSet: "No working hours are set for this calendar",
   timezone: "timezone must be an IANA time zone name, e.g. America/New_York",

@@ -19,7 +19,7 @@ const queryParam = (alias: Alias) =>
 
 const bodyField = (alias: Alias) => uuidField(alias).optional().openapi({ description: describe(alias), example: MEMBER_EXAMPLE });
 
-/** The five SPEC names of a team member, as query parameters. */
+/** The five names of a team member (docs/decisions/resources.md), as query parameters. */
 export const teamMemberQueryShape = {
   agent_uuid: queryParam("agent_uuid"),
   agentUuid: queryParam("agentUuid"),

@@ -14,7 +14,7 @@ import * as repo from "./contacts.repository";
 import { BulkContactItem, contactKeys, contactMessages, type bulkStatuses, type ContactKey } from "./contacts.schemas";
 
 /**
- * `POST /contacts/bulk` (DESIGN, Lists that scale): up to 100 contacts upserted as if each
+ * `POST /contacts/bulk` (docs/decisions/lists-and-bulk.md): up to 100 contacts upserted as if each
  * were sent alone, in order, to `POST /contacts` or `PATCH /contacts/{contact_uuid}`, with the
  * same checks and messages, but in two D1 round trips: one batch reads every contact the items
  * can meet (by external_id, email and phone), the agency's field definitions and the paths

@@ -191,7 +191,7 @@ export const ListContactsQuery = paginationQuery.extend({
   deleted: queryBoolean("deleted", "`true` lists soft-deleted contacts (which can be restored) instead of live ones. Default `false`.", false),
 });
 
-/** Names: trimmed; on create a missing or blank one is the SPEC message. */
+/** Names: trimmed; on create a missing or blank one is the specification's message (docs/decisions/resources.md). */
 const nameField = (name: "first_name" | "last_name", required: boolean) =>
   z
     .string({

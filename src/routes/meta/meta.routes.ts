@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { jsonContent } from "@/lib/openapi";
 import { partnerRoute } from "@/routes/partner-route";
 
-/** The OpenAPI version the document is generated in (SPEC: 3.0.3; set where app.ts builds it). */
+/** The OpenAPI version the document is generated in (3.0.3, docs/decisions/response-conventions.md; set where app.ts builds it). */
 export const OPENAPI_VERSION = "3.0.3";
 
 export const OpenApiDocument = z

@@ -7,7 +7,8 @@ export const UNKNOWN_PATH_MESSAGE = "Unknown path_uuid";
 
 /**
  * The one check behind every `path_uuid` a partner sends (contacts, bookings, path events,
- * analytics): the path must exist in the caller's agency. Unknown is 400 (SPEC).
+ * analytics): the path must exist in the caller's agency. Unknown is 400 (the specification;
+ * docs/decisions/resources.md).
  * Deleting a path archives it (`deleted_at` set, status `archived`): an archived path is
  * unknown to new contacts, bookings and events, but `allowArchived` lets the analytics
  * report still name it, since its past events remain.
