@@ -618,7 +618,7 @@ function print(results) {
   console.log(`\nwritten to .bench/results.json (${results.elapsedSeconds} s; load average 1/5/15 min ${start.join(" ")} at the start, ${end.join(" ")} at the end)`);
 }
 
-/** Deep pages and bulk upsert (README, Paging, syncing and bulk upsert). */
+/** Deep pages and bulk upsert (docs/api-guide.md, Paging, syncing and bulk upsert). */
 function printLists(results) {
   const { deep, bulk } = results.lists ?? {};
   if (deep) {
@@ -666,7 +666,7 @@ function printMcp(results) {
   console.log(`tool call / REST: ${(mcp.tool.rps / Math.max(mcp.rest.rps, 1)).toFixed(2)}x the requests per second, p50 ${mcp.tool.p50} vs ${mcp.rest.p50} ms\n`);
 }
 
-/** Storage per record and the cron across shards (README, Scaling). */
+/** Storage per record and the cron across shards (docs/operations.md, Scaling). */
 function printScaling(results) {
   const st = results.storage;
   if (st) {

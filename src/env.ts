@@ -7,7 +7,10 @@ import type { WebhookMessage } from "@/lib/webhooks/webhook-message";
 export interface Env {
   /** The directory (where each agency lives) and the first shard. */
   DB: D1Database;
-  /** Further shards: one D1 database per binding, the binding's name being the shard's (README, Scaling). */
+  /**
+   * Further shards: one D1 database per binding, the binding's name being the shard's
+   * (docs/operations.md, Scaling).
+   */
   [shard: `DB_${string}`]: D1Database | undefined;
   /** Authentication cache and rate limits: one object per API key or client IP. */
   ACCESS_GATE: DurableObjectNamespace<AccessGate>;

@@ -1,5 +1,5 @@
-// The cron's work across shards (README, Scaling): for 2, 8 and 32 local shards, each with an
-// agency whose calls fall due, one cron run is fired and measured from the Worker's own log
+// The cron's work across shards (docs/operations.md, Scaling): for 2, 8 and 32 local shards, each
+// with an agency whose calls fall due, one cron run is fired and measured from the Worker's own log
 // lines (BENCH_METRICS=on counts each invocation's D1 round trips): the cron invocation itself,
 // each shard's sweep (a `shard-sweeps` queue invocation of its own), and the time until the last
 // shard has queued its due calls.

@@ -1,7 +1,7 @@
-// What a record costs a shard (README, Scaling): a fresh SQLite database with every migration
-// applied, then 10,000 records of each kind written as the API writes them (the same triggers
-// keep the search index, the counts and the move fence), measured in pages before and after.
-// D1 reports a database's size the same way (pages times page size).
+// What a record costs a shard (docs/operations.md, Scaling): a fresh SQLite database with every
+// migration applied, then 10,000 records of each kind written as the API writes them (the same
+// triggers keep the search index, the counts and the move fence), measured in pages before and
+// after. D1 reports a database's size the same way (pages times page size).
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

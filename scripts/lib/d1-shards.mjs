@@ -1,6 +1,7 @@
-// The D1 databases of a wrangler config: every `[[d1_databases]]` binding is a shard (README,
-// Scaling), and each gets the one migrations/ folder. Used by `npm run db:migrate:local` and
-// `db:migrate:remote`, `npm run dev`, the browser tests' server and the benchmark.
+// The D1 databases of a wrangler config: every `[[d1_databases]]` binding is a shard
+// (docs/operations.md, Scaling), and each gets the one migrations/ folder. Used by
+// `npm run db:migrate:local` and `db:migrate:remote`, `npm run dev`, the browser tests' server
+// and the benchmark.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "./dev-vars.mjs";

@@ -16,7 +16,8 @@ export const DEMO_KEY_NAME = "Demo key";
 
 /**
  * The local shards (wrangler.toml's D1 bindings) and the regions the demo registers them with;
- * in production each is registered with the location it was created in (README, Scaling).
+ * in production each is registered with the location it was created in
+ * (docs/operations.md, Scaling).
  */
 export const LOCAL_SHARDS = [
   { name: "DB", region: "wnam" },

@@ -18,7 +18,7 @@ import { sweepWebhooks } from "./webhooks/sweep";
  * 6 connections open, while each shard's sweep makes about a dozen: the cron itself only reads
  * the directory and sends one `shard-sweeps` message per shard, and each message's sweep runs in
  * a queue invocation of its own, so the cron's cost stays flat as shards are added and the
- * queue runs the sweeps side by side (README, Scaling).
+ * queue runs the sweeps side by side (docs/operations.md, Scaling).
  */
 export interface SweepMessage {
   type: "sweep";

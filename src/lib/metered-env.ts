@@ -5,7 +5,7 @@ import { recordRowsRead, type RowsReadRecorder } from "@/lib/rows-read";
 /**
  * The benchmark's count of a job's D1 work (`npm run bench`, BENCH_METRICS=on only): the env
  * with every shard binding counting its round trips and statements, for the cron's figures per
- * shard count (README, Scaling). Otherwise the env itself, and no figures.
+ * shard count (docs/operations.md, Scaling). Otherwise the env itself, and no figures.
  */
 export function meteredEnv(env: Env): { env: Env; d1: () => Record<string, number> } {
   if (env.BENCH_METRICS !== "on") return { env, d1: () => ({}) };
