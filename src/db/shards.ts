@@ -30,7 +30,7 @@ export function shardBinding(env: Env, name: string): D1Database | undefined {
 /** The D1 database of a shard the directory names; a missing binding is a deployment error. */
 export function shardDatabase(env: Env, name: string): D1Database {
   const d1 = shardBinding(env, name);
-  if (!d1) throw new Error(`No D1 binding named ${name}: add it to wrangler.toml (see README, Scaling)`);
+  if (!d1) throw new Error(`No D1 binding named ${name}: add it to wrangler.toml (see docs/operations.md, Scaling)`);
   return d1;
 }
 
