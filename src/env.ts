@@ -1,6 +1,6 @@
-import type { AccessGate } from "@/durable-objects/access-gate";
+import type { AccessGateApi } from "@/lib/auth/gate-protocol";
 import type { CallMessage } from "@/lib/queues/call-message";
-import type { SweepMessage } from "@/jobs/shard-sweep";
+import type { SweepMessage } from "@/lib/queues/sweep-message";
 import type { WebhookMessage } from "@/lib/webhooks/webhook-message";
 
 /** Bindings and variables from wrangler.toml, `.dev.vars` and Worker secrets. */
@@ -13,7 +13,7 @@ export interface Env {
    */
   [shard: `DB_${string}`]: D1Database | undefined;
   /** Authentication cache and rate limits: one object per API key or client IP. */
-  ACCESS_GATE: DurableObjectNamespace<AccessGate>;
+  ACCESS_GATE: DurableObjectNamespace<AccessGateApi>;
   /** OAuth clients, grants and tokens (hashed) of connected apps, kept by @cloudflare/workers-oauth-provider (lib/auth/oauth-server.ts). */
   OAUTH_KV: KVNamespace;
   /** Producer of the `voice-calls` queue (Voice AI call dispatch, src/jobs). */
@@ -62,9 +62,6 @@ declare global {
   namespace Cloudflare {
     // eslint-disable-next-line @typescript-eslint/no-empty-object-type
     interface Env extends AppEnvBindings {}
-    interface GlobalProps {
-      mainModule: typeof import("./index");
-    }
   }
 }
 type AppEnvBindings = Env;

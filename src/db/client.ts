@@ -10,4 +10,4 @@ import { trackEvents } from "./written-events";
  * Its `batch` notes which events a batch wrote that have webhook deliveries (written-events.ts).
  */
 export const createDb = (d1: D1Database | D1DatabaseSession) => trackEvents(drizzle(d1 as D1Database));
-export type Db = ReturnType<typeof drizzle<Record<string, never>>>;
+export type { Db } from "./database";

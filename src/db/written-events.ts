@@ -1,4 +1,4 @@
-import type { Db } from "./client";
+import type { Db } from "./database";
 
 // Which events a request (or a job) wrote that have webhook deliveries to send once it
 // succeeded (src/lib/webhooks/publish.ts): the data floor's part of the transactional outbox.

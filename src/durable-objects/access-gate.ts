@@ -2,72 +2,20 @@ import { DurableObject } from "cloudflare:workers";
 import { agencyLocation, recordLocation, shardDatabase } from "@/db/shards";
 import type { Env } from "@/env";
 import { authorizationServer } from "@/lib/auth/oauth-server";
-import { hasAnyScope, type Scope } from "@/lib/auth/scopes";
+import type {
+  AccessGateApi,
+  Admission,
+  AdmissionRequest,
+  GrantAdmissionRequest,
+  OperatorAdmission,
+  OperatorAdmissionRequest,
+  RateLimitDecision,
+} from "@/lib/auth/gate-protocol";
+import { hasAnyScope } from "@/lib/auth/scopes";
 import { sha256Hex, timingSafeEqual } from "@/lib/crypto";
-import type { Caller } from "@/lib/context";
+import type { Caller } from "@/lib/caller";
 import { effectiveLimit } from "@/lib/rate-limits";
 import { LastUsedWriter } from "./last-used";
-
-export interface RateLimitDecision {
-  allowed: boolean;
-  limit: number;
-  remaining: number;
-  /** Seconds until the window frees capacity (RateLimit-Reset). */
-  resetSeconds: number;
-}
-
-export interface AdmissionRequest {
-  keyId: string;
-  tokenHash: string;
-  bucket: string;
-  /** The route's limit before the key's multiplier. */
-  limit: number;
-  windowSeconds: number;
-  /** Any one of these grants access. */
-  scopes: readonly Scope[];
-  /** The request changes data (not GET or HEAD): refused while the key's agency is moving. */
-  write: boolean;
-}
-
-/** A request carrying a connected app's OAuth access token, for its grant's gate. */
-export interface GrantAdmissionRequest {
-  grantId: string;
-  /** The access token itself: only the OAuth library can check it (its record is keyed by the token's hash, its props sealed with it). */
-  token: string;
-  /** The issuer the request came to, whose authorization server issued the token. */
-  issuer: string;
-  /** The token audiences (RFC 8707 resources) this route accepts, most likely first. */
-  audiences: readonly string[];
-  bucket: string;
-  limit: number;
-  windowSeconds: number;
-  scopes: readonly Scope[];
-  write: boolean;
-}
-
-export interface OperatorAdmissionRequest {
-  /** The bearer token presented, if any. */
-  token: string | null;
-  /** Where failures are counted, and how many a window allows. */
-  bucket: string;
-  limit: number;
-  windowSeconds: number;
-}
-
-export type OperatorAdmission =
-  | { outcome: "admitted" }
-  /** A wrong or missing token, counted against the IP's failures. */
-  | { outcome: "invalid"; decision: RateLimitDecision }
-  /** The IP's failures are used up: refused without looking at the token. */
-  | { outcome: "refused"; decision: RateLimitDecision };
-
-export type Admission =
-  | { outcome: "admitted"; caller: Caller; decision: RateLimitDecision }
-  | { outcome: "invalid" | "expired" }
-  /** Counted against the limit (the decision may refuse it), but the key lacks the scope. */
-  | { outcome: "forbidden"; decision: RateLimitDecision }
-  /** Counted and allowed, but a write while the key's agency moves to another shard (503). */
-  | { outcome: "moving"; decision: RateLimitDecision };
 
 interface KeyState {
   agencyId: string;
@@ -142,7 +90,7 @@ const secondsUntilExpiry = (s: number, windowSeconds: number, now: number) =>
  * Durable Object runs one event at a time, so N concurrent requests against a limit L admit
  * exactly L.
  */
-export class AccessGate extends DurableObject<Env> {
+export class AccessGate extends DurableObject<Env> implements AccessGateApi {
   private readonly logs = new Map<string, [second: number, count: number][]>();
   private key: { state: KeyState | null; loadedAt: number } | undefined;
   private generation = 0;

@@ -12,6 +12,7 @@ import { sendInBatches } from "@/lib/queues/send-in-batches";
 import { sweepCalls } from "./sweep";
 import { publishWritten } from "@/lib/webhooks/publish";
 import { sweepWebhooks } from "./webhooks/sweep";
+import type { SweepMessage } from "@/lib/queues/sweep-message";
 
 /**
  * The every-minute cron across shards. One Worker invocation may make 1,000 D1 queries and hold
@@ -20,15 +21,6 @@ import { sweepWebhooks } from "./webhooks/sweep";
  * a queue invocation of its own, so the cron's cost stays flat as shards are added and the
  * queue runs the sweeps side by side (docs/operations.md, Scaling).
  */
-export interface SweepMessage {
-  type: "sweep";
-  shard: string;
-  /**
-   * The cron's scheduled time, in epoch milliseconds: the sweep's "now". A late message sweeps as
-   * of its cron's time, which only ever does less than a current one would, never something wrong.
-   */
-  scheduled_time: number;
-}
 
 export const SWEEP_QUEUE_NAME = "shard-sweeps";
 

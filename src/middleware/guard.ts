@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
-import type { Admission } from "@/durable-objects/access-gate";
+import type { Admission } from "@/lib/auth/gate-protocol";
 import { grantGate, keyGate } from "@/lib/auth/gate";
 import { bearerChallenge, issuerOf, resourcesOf, type ResourceName } from "@/lib/auth/oauth-server";
 import type { Scope } from "@/lib/auth/scopes";

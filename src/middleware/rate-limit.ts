@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { RateLimitDecision } from "@/durable-objects/access-gate";
+import type { RateLimitDecision } from "@/lib/auth/gate-protocol";
 import { ipGate } from "@/lib/auth/gate";
 import type { AppBindings } from "@/lib/context";
 import { ApiError, messages } from "@/lib/errors";
