@@ -2,6 +2,7 @@ import { and, asc, desc, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "@/db/client";
+import { commit } from "@/db/outbox";
 
 /** A sort key's value as a cursor carries it. */
 export type KeyValue = string | number | null;
@@ -54,6 +55,6 @@ export async function readListPage<Row>(
   count: BatchItem<"sqlite"> & PromiseLike<{ total: number }[]>,
 ): Promise<{ rows: Row[]; total: number }> {
   if (window.total !== undefined) return { rows: await rows, total: window.total };
-  const [page, totals] = (await db.batch([rows, count])) as [Row[], { total: number }[]];
+  const [page, totals] = (await commit(db, [rows, count])) as [Row[], { total: number }[]];
   return { rows: page, total: totals[0]?.total ?? 0 };
 }

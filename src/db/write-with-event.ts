@@ -1,5 +1,6 @@
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "./client";
+import { commit } from "@/db/outbox";
 
 type RowOf<W> = Awaited<W> extends (infer R)[] ? R : never;
 
@@ -10,6 +11,6 @@ type RowOf<W> = Awaited<W> extends (infer R)[] ? R : never;
  * when the write changed nothing (and no event was written).
  */
 export async function writeWithEvent<W extends BatchItem<"sqlite">>(db: Db, write: W, event: BatchItem<"sqlite">): Promise<RowOf<W> | undefined> {
-  const [rows] = await db.batch([write, event]);
+  const [rows] = await commit(db, [write, event]);
   return (rows as RowOf<W>[])[0];
 }

@@ -21,6 +21,7 @@ import {
 } from "@/lib/queues/call-message";
 import { sendPoll } from "@/lib/queues/enqueue-calls";
 import { ProviderError, type CallOutcome, type DialRequest, type ProviderCallState, type VoiceProvider } from "./providers/types";
+import { commit } from "@/db/outbox";
 
 /** What the consumer does with the message afterwards. */
 export type DispatchResult = { action: "ack"; outcome: string } | { action: "retry"; delaySeconds: number; outcome: string };
@@ -111,7 +112,7 @@ export async function completeCall(db: Db, call: VoiceCallRow, providerCallId: s
   // longest maximum a provider is told to hang up at: a longer one is a clock error, not billed.
   const durationSeconds = Math.min(outcome.durationSeconds, MAX_CALL_DURATION_SECONDS);
   const cost = outcome.status === "completed" ? callCostCents(durationSeconds, rate) : 0;
-  const [updated] = await db.batch([
+  const [updated] = await commit(db, [
     db
       .update(voiceCalls)
       .set({
@@ -191,7 +192,7 @@ export async function dialCall(deps: DispatchDeps, callId: string): Promise<Disp
   const { db, provider, logger } = deps;
   const nowMs = deps.now ?? Date.now();
   const now = isoAt(nowMs);
-  const [found, settingsRows] = await db.batch([
+  const [found, settingsRows] = await commit(db, [
     db.select({ status: voiceCalls.status, agencyId: voiceCalls.agencyId }).from(voiceCalls).where(eq(voiceCalls.id, callId)),
     agencySettingsQuery(db, ofCall(callId, voiceCalls.agencyId)),
   ]);
@@ -205,7 +206,7 @@ export async function dialCall(deps: DispatchDeps, callId: string): Promise<Disp
     return { action: "ack", outcome: held ? "held-for-calling-hours" : "not-queued" };
   }
 
-  const [claimed, , agents, numbers] = await db.batch([
+  const [claimed, , agents, numbers] = await commit(db, [
     claim(db, callId, now, settings.voice),
     callEvent(db, queued.agencyId, callId, "call.started", { ifChanged: true }),
     ...dialContextQueries(db, callId),
@@ -259,7 +260,7 @@ async function recordState(deps: DispatchDeps, call: VoiceCallRow, state: Provid
 export async function pollCall(deps: DispatchDeps, callId: string): Promise<DispatchResult> {
   const { db, provider, logger } = deps;
   const now = isoAt(deps.now ?? Date.now());
-  const [calls, agencyRows, agents, numbers] = await db.batch([
+  const [calls, agencyRows, agents, numbers] = await commit(db, [
     db.select().from(voiceCalls).where(eq(voiceCalls.id, callId)),
     db.select({ name: agencies.name }).from(agencies).where(eq(agencies.id, ofCall(callId, voiceCalls.agencyId))),
     ...dialContextQueries(db, callId),

@@ -15,6 +15,7 @@ import {
   type CallMessage,
 } from "@/lib/queues/call-message";
 import { sendDials, sendPoll, type DueCall } from "@/lib/queues/enqueue-calls";
+import { commit } from "@/db/outbox";
 
 export interface SweepReport {
   closed: number;
@@ -64,7 +65,7 @@ export async function sweepCalls(db: Db, queue: Queue<CallMessage>, now: number)
   const timedOut = and(eq(voiceCalls.status, "queued"), lte(voiceCalls.dueAt, dispatchGiveUpBefore), movable);
   const overrun = and(eq(voiceCalls.status, "in-progress"), pastMaxDuration(at), movable);
   const dueSoon = and(eq(voiceCalls.status, "scheduled"), lte(voiceCalls.dueAt, isoAt(now + CRON_LOOKAHEAD_SECONDS * 1000)), movable);
-  const [timedOutCalls, overrunCalls, dueCalls] = await db.batch([candidatesOf(db, timedOut), candidatesOf(db, overrun), candidatesOf(db, dueSoon)]);
+  const [timedOutCalls, overrunCalls, dueCalls] = await commit(db, [candidatesOf(db, timedOut), candidatesOf(db, overrun), candidatesOf(db, dueSoon)]);
   const changesOf = (calls: CallChange["call"][], change: Omit<CallChange, "call">) => calls.map((call) => ({ call, ...change }));
   const closed = await changeCalls(db, [
     ...changesOf(timedOutCalls, {

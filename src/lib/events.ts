@@ -1,7 +1,7 @@
 import { getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "@/db/client";
-import { awaitsBatch, publishAfterWrite } from "@/db/written-events";
+import { awaitsCommit, publishAfterWrite } from "@/db/outbox";
 import { events, webhookEndpoints } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { nowIso } from "@/lib/time";
@@ -145,7 +145,7 @@ export function eventStatement(db: Db, input: EventInput) {
       sql`SELECT ${id}, ${input.agencyId}, ${input.type}, ${input.objectType}, ${snapshot}, ${now} FROM ${input.table} WHERE ${input.where}${changed} LIMIT 1`,
     )
     .returning({ subscribers: subscribersSql(input.agencyId, input.type) });
-  awaitsBatch(statement, id);
+  awaitsCommit(statement, id);
   return statement;
 }
 

@@ -4,6 +4,7 @@ import { isUniqueViolation } from "@/lib/db-errors";
 import { nowIso } from "@/lib/time";
 import { agencyDirectory, smsNumbers } from "@/db/schema";
 import { directoryDb } from "@/db/shards";
+import { commit } from "@/db/outbox";
 
 /**
  * Agencies' SMS sender numbers, in the directory (docs/decisions/real-providers.md): an inbound SMS names
@@ -34,7 +35,7 @@ export async function assignSmsNumber(env: Pick<Env, "DB">, agencyId: string, nu
   if (holder && holder.agencyId !== agencyId) return { heldBy: holder.agencyId };
   if (holder) return {};
   try {
-    await db.batch([db.delete(smsNumbers).where(eq(smsNumbers.agencyId, agencyId)), db.insert(smsNumbers).values({ number, agencyId, createdAt: nowIso() })]);
+    await commit(db, [db.delete(smsNumbers).where(eq(smsNumbers.agencyId, agencyId)), db.insert(smsNumbers).values({ number, agencyId, createdAt: nowIso() })]);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     // Another agency took it between the read and the write.

@@ -6,6 +6,7 @@ import { sha256Hex } from "@/lib/crypto";
 import { ApiError, badRequest, messages } from "@/lib/errors";
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from "@/lib/request-headers";
 import { addDays } from "@/lib/time";
+import { commit } from "@/db/outbox";
 
 
 /**
@@ -31,7 +32,7 @@ export const idempotency: MiddlewareHandler<AppBindings> = async (c, next) => {
 
   // One round trip: clear an expired record (it no longer counts), try the claim, and read
   // whatever holds the key now. A batch runs as one transaction, in this order.
-  const [, claimed, held] = await db.batch([
+  const [, claimed, held] = await commit(db, [
     db.delete(idempotencyKeys).where(and(where, lt(idempotencyKeys.expiresAt, now.toISOString()))),
     db
       .insert(idempotencyKeys)

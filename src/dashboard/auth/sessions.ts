@@ -7,6 +7,7 @@ import { auditStatement } from "@/lib/audit/audit-log";
 import { AGENCY_SECRET_SHAPE, agencyIdOfSecret, hashToken } from "@/lib/auth/tokens";
 import { nowIso } from "@/lib/time";
 import { DASHBOARD_ROLES } from "@/lib/auth/sign-in-links";
+import { commit } from "@/db/outbox";
 
 /**
  * The session cookie. `__Host-` makes browsers refuse it unless it is `Secure`, has `Path=/`
@@ -100,7 +101,7 @@ export const mayUseDashboard = isDashboardSession;
 
 /** Sign-out: the session stops working at once; recorded in the audit log. */
 export async function endSession(db: Db, session: DashboardSession) {
-  await db.batch([
+  await commit(db, [
     db
       .update(dashboardSessions)
       .set({ endedAt: nowIso() })

@@ -15,6 +15,7 @@ import {
   RETRY_SCHEDULE_SECONDS,
   type WebhookMessage,
 } from "@/lib/webhooks/webhook-message";
+import { commit } from "@/db/outbox";
 
 export interface DeliverDeps {
   db: Db;
@@ -85,7 +86,7 @@ export async function deliver(deps: DeliverDeps, deliveryId: string): Promise<De
   const { db } = deps;
   const nowMs = Date.now();
   const now = isoAt(nowMs);
-  const [claimed, endpoints, found] = await db.batch([
+  const [claimed, endpoints, found] = await commit(db, [
     claim(db, deliveryId, nowMs),
     db
       .select()
@@ -133,7 +134,7 @@ export async function deliver(deps: DeliverDeps, deliveryId: string): Promise<De
   const failingSince = result.delivered ? null : (endpoint.failingSince ?? now);
   // Only an endpoint that is on can be turned off for failing (a ping may go to a disabled one).
   const disable = !result.delivered && endpoint.status === "enabled" && Date.parse(failingSince!) <= nowMs - DISABLE_AFTER_MS;
-  await db.batch([
+  await commit(db, [
     db.insert(webhookAttempts).values({
       id: newId(),
       agencyId: delivery.agencyId,

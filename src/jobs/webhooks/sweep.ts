@@ -5,6 +5,7 @@ import { notFrozen } from "@/db/agency-copy";
 import { events, webhookAttempts, webhookDeliveries } from "@/db/schema";
 import { sendDeliveries } from "@/lib/webhooks/publish";
 import { EVENT_RETENTION_MS, MAX_ATTEMPTS, RESEND_AFTER_SECONDS, WEBHOOK_SWEEP_LIMIT, type WebhookMessage } from "@/lib/webhooks/webhook-message";
+import { commit } from "@/db/outbox";
 
 export interface WebhookSweepReport {
   resent: number;
@@ -67,7 +68,7 @@ export async function sweepWebhooks(db: Db, queue: Queue<WebhookMessage>, now: n
       .where(and(lt(events.createdAt, isoAt(now - EVENT_RETENTION_MS)), notFrozen(events.agencyId)))
       .orderBy(asc(events.createdAt))
       .limit(WEBHOOK_SWEEP_LIMIT);
-  const [, , pruned] = await db.batch([
+  const [, , pruned] = await commit(db, [
     db.delete(webhookAttempts).where(inArray(webhookAttempts.eventId, expired())),
     db.delete(webhookDeliveries).where(inArray(webhookDeliveries.eventId, expired())),
     db.delete(events).where(inArray(events.id, expired())).returning({ id: events.id }),

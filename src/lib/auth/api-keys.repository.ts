@@ -8,6 +8,7 @@ import { ACCESS_TOKEN_TTL_DAYS, hashToken, newAccessToken, newLegacyCalendarToke
 import { invalidateKey } from "@/lib/auth/gate";
 import { newId } from "@/lib/ids";
 import { addDays, nowIso } from "@/lib/time";
+import { commit } from "@/db/outbox";
 
 type TokenEnv = Pick<Env, "TOKEN_PREFIX" | "TOKEN_PEPPER" | "ACCESS_GATE" | "DB">;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
@@ -51,7 +52,7 @@ export async function createApiKey(
   };
   // The directory first: a token names its key, and the key's gate finds the shard there.
   await addDirectoryRecord(env, "api_key", id, agencyId);
-  await db.batch([db.insert(apiKeys).values(row), alongside(id)]);
+  await commit(db, [db.insert(apiKeys).values(row), alongside(id)]);
   return { key: row, accessToken, rotateKey };
 }
 
@@ -78,7 +79,7 @@ export async function createLegacyCalendarToken(db: Db, env: TokenEnv, agencyId:
     updatedAt: now,
   };
   await addDirectoryRecord(env, "api_key", id, agencyId);
-  await db.batch([db.insert(apiKeys).values(row), alongside(id)]);
+  await commit(db, [db.insert(apiKeys).values(row), alongside(id)]);
   return { key: row, token };
 }
 
@@ -98,7 +99,7 @@ export async function updateApiKey(
   patch: { name?: string; scopes?: string[]; rateLimitMultiplier?: number },
   alongside: Alongside,
 ) {
-  const [rows] = await db.batch([
+  const [rows] = await commit(db, [
     db
       .update(apiKeys)
       .set({ ...patch, updatedAt: nowIso() })
@@ -113,7 +114,7 @@ export async function updateApiKey(
 /** `alongside` runs only if this call revoked the key (write it with `ifChanged`). */
 export async function revokeApiKey(db: Db, env: TokenEnv, keyId: string, alongside: Alongside) {
   const now = nowIso();
-  const [rows] = await db.batch([
+  const [rows] = await commit(db, [
     db
       .update(apiKeys)
       .set({ revokedAt: now, updatedAt: now })
@@ -153,7 +154,7 @@ export async function renewApiKey(db: Db, env: TokenEnv, accessToken: string, ro
   const next = { accessToken: newAccessToken(env, key.id), rotateKey: newRotateKey(env) };
   const now = nowIso();
   const expiresAt = freshExpiry(key);
-  const [swap] = await db.batch([
+  const [swap] = await commit(db, [
     db
       .update(apiKeys)
       .set({
@@ -202,7 +203,7 @@ export async function rotateApiKeySecrets(db: Db, env: TokenEnv, key: ApiKeyRow,
   const rotateKey = newRotateKey(env);
   const now = nowIso();
   const expiresAt = freshExpiry(key);
-  await db.batch([
+  await commit(db, [
     db
       .update(apiKeys)
       .set({
@@ -226,7 +227,7 @@ export async function rotateApiKeySecrets(db: Db, env: TokenEnv, key: ApiKeyRow,
 /** Dashboard "Regenerate rotate key": the access token keeps working, the old rotate key does not. */
 export async function regenerateRotateKey(db: Db, env: TokenEnv, key: ApiKeyRow, alongside: Alongside) {
   const rotateKey = newRotateKey(env);
-  await db.batch([
+  await commit(db, [
     db
       .update(apiKeys)
       .set({ rotateHash: await hashToken(rotateKey, env), updatedAt: nowIso() })

@@ -10,6 +10,7 @@ import { createLogger } from "@/lib/logger";
 import { agencyMovingError, isAgencyMovingError } from "@/lib/shards/agency-moving";
 import { nowIso } from "@/lib/time";
 import { publishWritten } from "@/lib/webhooks/publish";
+import { commit } from "@/db/outbox";
 
 /**
  * The agency's record of each app it connected through OAuth (db/schema/app-grants.ts): written
@@ -73,7 +74,7 @@ export async function recordExchangedGrant(
   const db = createDb(shardDatabase(env, location.shard));
   const now = nowIso();
   try {
-    await db.batch([
+    await commit(db, [
       db
         .insert(appGrants)
         .values({
@@ -126,7 +127,7 @@ export const getAgencyGrant = (db: Db, agencyId: string, grantId: string) =>
  */
 export async function markGrantRevoked(db: Db, grant: AppGrantRow, actor: Actor): Promise<AppGrantRow> {
   const now = nowIso();
-  const [rows] = await db.batch([
+  const [rows] = await commit(db, [
     db
       .update(appGrants)
       .set({ revokedAt: now, updatedAt: now })

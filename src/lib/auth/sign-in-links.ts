@@ -8,6 +8,7 @@ import { randomSecret } from "@/lib/crypto";
 import { conflict, notFound } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { isoAt } from "@/lib/time";
+import { commit } from "@/db/outbox";
 
 type HashEnv = Pick<Env, "TOKEN_PEPPER">;
 
@@ -41,7 +42,7 @@ export async function issueSignInLink(db: Db, env: HashEnv, memberId: string, or
   const now = Date.now();
   const expiresAt = isoAt(now + LINK_TTL_MS);
   const id = newId();
-  await db.batch([
+  await commit(db, [
     db.insert(dashboardLinks).values({
       id,
       tokenHash: await hashToken(token, env),
@@ -94,7 +95,7 @@ export async function openSignInLink(db: Db, env: HashEnv, agencyId: string, tok
     DASHBOARD_ROLES.map((r) => sql`${r}`),
     sql`, `,
   );
-  const [consumed, started] = await db.batch([
+  const [consumed, started] = await commit(db, [
     db
       .update(dashboardLinks)
       .set({ usedAt: session.createdAt })

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { webhookDeliveries } from "@/db/schema";
-import { eventsWrittenBy } from "@/db/written-events";
+import { eventsWrittenBy } from "@/db/outbox";
 import type { Logger } from "@/lib/logger";
 import { nowIso } from "@/lib/time";
 import { sendInBatches } from "@/lib/queues/send-in-batches";

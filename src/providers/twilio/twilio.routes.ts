@@ -15,6 +15,7 @@ import { TWILIO_STATUS_PATH } from "@/routes/messages/providers/sms-provider";
 import { MAX_SMS_LENGTH } from "@/routes/messages/messages.schemas";
 import { twilioError, twilioStatus } from "./sms-client";
 import { isTwilioSignature } from "./signature";
+import { commit } from "@/db/outbox";
 
 /**
  * Twilio's callbacks (docs/decisions/real-providers.md): inbound SMS and delivery reports. No API key:
@@ -93,7 +94,7 @@ async function inboundSms(c: Context<AppBindings>) {
   // The keyword's effect is written in the message's own batch, only with a message stored now:
   // a text Twilio sends again changes nothing, and a failed write leaves both undone for the retry.
   const { message, stored } = storeInbound(db, agencyId, { contactId: contact.id, body, providerMessageId: sid });
-  await db.batch([...stored, ...(optOut === undefined ? [] : contacts.setSmsOptOutIf(db, agencyId, contact.id, optOut, message.id))]);
+  await commit(db, [...stored, ...(optOut === undefined ? [] : contacts.setSmsOptOutIf(db, agencyId, contact.id, optOut, message.id))]);
   return c.body(EMPTY_TWIML, 200, { "Content-Type": "text/xml; charset=utf-8" });
 }
 

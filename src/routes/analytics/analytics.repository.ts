@@ -2,6 +2,7 @@ import { and, count, desc, eq, gte, lt, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { agencyTimezoneQuery, timezoneOf } from "@/db/agency-timezone";
 import { pathEvents, paths } from "@/db/schema";
+import { commit } from "@/db/outbox";
 
 /** Event counts by path, step and type over [start, end): one indexed GROUP BY. */
 export const countPathEvents = (db: Db, agencyId: string, range: { start: string; end: string }, pathId?: string) =>
@@ -33,6 +34,6 @@ const pathsForReportQuery = (db: Db, agencyId: string, pathId?: string) =>
  * (archived included; none means the path is unknown to this agency).
  */
 export async function readReportSetup(db: Db, agencyId: string, pathId?: string) {
-  const [agency, rows] = await db.batch([agencyTimezoneQuery(db, agencyId), pathsForReportQuery(db, agencyId, pathId)]);
+  const [agency, rows] = await commit(db, [agencyTimezoneQuery(db, agencyId), pathsForReportQuery(db, agencyId, pathId)]);
   return { timezone: timezoneOf(agency), paths: rows };
 }

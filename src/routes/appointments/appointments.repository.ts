@@ -11,6 +11,7 @@ import { eventStatement, type EventType } from "@/lib/events";
 import { liveMemberQuery } from "@/lib/team-member";
 import { isoWithin, nowIso } from "@/lib/time";
 import { calendarMessages, LONGEST_APPOINTMENT_MS } from "@/routes/calendar/calendar.messages";
+import { commit } from "@/db/outbox";
 
 export type AppointmentRow = typeof appointments.$inferSelect;
 export interface AppointmentRecord {
@@ -110,7 +111,7 @@ export function listAppointments(db: Db, agencyId: string, filters: AppointmentF
 export async function readListSetup(db: Db, agencyId: string, memberId: string | null, needsTimezone: boolean) {
   if (memberId === null) return { memberFound: true, timezone: needsTimezone ? await agencyTimezone(db, agencyId) : null };
   if (!needsTimezone) return { memberFound: (await liveMemberQuery(db, agencyId, memberId)).length > 0, timezone: null };
-  const [member, agency] = await db.batch([liveMemberQuery(db, agencyId, memberId), agencyTimezoneQuery(db, agencyId)]);
+  const [member, agency] = await commit(db, [liveMemberQuery(db, agencyId, memberId), agencyTimezoneQuery(db, agencyId)]);
   return { memberFound: member.length > 0, timezone: timezoneOf(agency) };
 }
 
@@ -161,7 +162,7 @@ export async function insertAppointment(db: Db, agencyId: string, input: NewAppo
   );
   let inserted: { id: string }[];
   try {
-    [inserted] = await db.batch([
+    [inserted] = await commit(db, [
       db
         .insert(appointments)
         .select(sql`SELECT ${values} WHERE NOT EXISTS (${busyOverlapSql(agencyId, row.calendarKey, row, rules, null)})`)

@@ -10,6 +10,7 @@ import { agencySettingsQuery, effectiveSettings, type AgencySettings } from "@/r
 import { limits } from "@/routes/settings/settings.schemas";
 import { LONGEST_APPOINTMENT_MS } from "./calendar.messages";
 import type { Slot, WorkingHours } from "./slots";
+import { commit } from "@/db/outbox";
 
 export type CalendarHoursRow = typeof calendarHours.$inferSelect;
 
@@ -52,8 +53,8 @@ async function batchCheckingMember<T extends [BatchItem<"sqlite">, ...BatchItem<
   memberId: string | null,
   queries: T,
 ): Promise<{ memberFound: boolean; results: BatchResponse<T> }> {
-  if (memberId === null) return { memberFound: true, results: await db.batch(queries) };
-  const [member, ...results] = await db.batch([liveMemberQuery(db, agencyId, memberId), ...queries]);
+  if (memberId === null) return { memberFound: true, results: await commit(db, queries) };
+  const [member, ...results] = await commit(db, [liveMemberQuery(db, agencyId, memberId), ...queries]);
   return { memberFound: member.length > 0, results: results as BatchResponse<T> };
 }
 

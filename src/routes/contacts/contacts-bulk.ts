@@ -12,6 +12,7 @@ import { pathEventInsert } from "@/routes/paths/path-events.repository";
 import { UNKNOWN_PATH_MESSAGE } from "@/routes/paths/path-lookup";
 import * as repo from "./contacts.repository";
 import { BulkContactItem, contactKeys, contactMessages, type bulkStatuses, type ContactKey } from "./contacts.schemas";
+import { commit } from "@/db/outbox";
 
 /**
  * `POST /contacts/bulk` (docs/decisions/lists-and-bulk.md): up to 100 contacts upserted as if each
@@ -61,7 +62,7 @@ async function readState(db: Db, agencyId: string, items: Item[]) {
   }
   const needsFields = items.some((item) => item.custom_fields && Object.keys(item.custom_fields).length > 0);
   if (needsFields) reads.push(db.select().from(fields).where(eq(fields.agencyId, agencyId)));
-  const results = reads.length > 0 ? ((await db.batch(reads as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[][]) : [];
+  const results = reads.length > 0 ? ((await commit(db, reads as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[][]) : [];
   return {
     contacts: results.slice(0, contactReads).flat() as repo.ContactRow[],
     paths: new Set((results.slice(contactReads, contactReads + pathChunks.length).flat() as { id: string }[]).map((p) => p.id)),
@@ -203,7 +204,7 @@ async function upsertOnce(db: Db, agencyId: string, raw: { index: number; value:
     holders.add(next);
     results[index] = done(index, current ? "updated" : "created", next.id);
   }
-  if (writes.length > 0) await db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  if (writes.length > 0) await commit(db, writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   return results.filter(Boolean);
 }
 

@@ -15,6 +15,7 @@ import { maintainedCount } from "@/db/record-counts";
 import { compiledQuery, countAll, readPage, readRows, rowDecoder } from "@/db/compiled-query";
 import { contactSearchMatch, contactsFts } from "./contact-search";
 import { contactKeys, MAX_LISTED_SOURCES, MAX_LISTED_TAGS, contactMessages, type ContactKey } from "./contacts.schemas";
+import { commit } from "@/db/outbox";
 
 export type ContactRow = typeof contacts.$inferSelect;
 
@@ -247,7 +248,7 @@ export interface NewContact {
 export async function createContact(db: Db, agencyId: string, input: NewContact) {
   const row = newContactRow(agencyId, input);
   try {
-    await db.batch(contactInsert(db, row));
+    await commit(db, contactInsert(db, row));
   } catch (error) {
     if (isUniqueViolation(error)) throw await duplicateError(db, agencyId, input);
     throw error;
@@ -289,7 +290,7 @@ export interface ContactPatch {
 export async function updateContact(db: Db, agencyId: string, contactId: string, patch: ContactPatch) {
   const [update, ...rest] = contactUpdate(db, agencyId, contactId, patch);
   try {
-    const [updated] = await db.batch([update.returning(), ...rest]);
+    const [updated] = await commit(db, [update.returning(), ...rest]);
     return updated[0];
   } catch (error) {
     if (isUniqueViolation(error)) throw await duplicateError(db, agencyId, patch, contactId);

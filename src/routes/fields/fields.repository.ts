@@ -10,6 +10,7 @@ import { newId } from "@/lib/ids";
 import { nowIso } from "@/lib/time";
 import { isUniqueViolation } from "@/lib/db-errors";
 import { fieldMessages } from "./fields.schemas";
+import { commit } from "@/db/outbox";
 
 export type FieldRow = typeof fields.$inferSelect;
 
@@ -63,7 +64,7 @@ export async function createField(db: Db, agencyId: string, input: { key: string
   const now = nowIso();
   const row: FieldRow = { id: newId(), agencyId, ...input, archivedAt: null, createdAt: now, updatedAt: now };
   try {
-    await db.batch([db.insert(fields).values(row), fieldEvent(db, agencyId, row.id, "field.created")]);
+    await commit(db, [db.insert(fields).values(row), fieldEvent(db, agencyId, row.id, "field.created")]);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     const existing = await db

@@ -7,6 +7,7 @@ import { leadOrders } from "@/db/schema";
 import { eventStatement, type EventType } from "@/lib/events";
 import { newId } from "@/lib/ids";
 import { nowIso } from "@/lib/time";
+import { commit } from "@/db/outbox";
 
 export type LeadOrderRow = typeof leadOrders.$inferSelect;
 export type LeadOrderStatus = LeadOrderRow["status"];
@@ -66,7 +67,7 @@ export async function createLeadOrder(db: Db, agencyId: string, input: { name: s
     updatedAt: now,
     canceledAt: null,
   };
-  await db.batch([db.insert(leadOrders).values(row), leadOrderEvent(db, agencyId, row.id, "lead_order.created")]);
+  await commit(db, [db.insert(leadOrders).values(row), leadOrderEvent(db, agencyId, row.id, "lead_order.created")]);
   return row;
 }
 

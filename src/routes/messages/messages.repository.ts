@@ -7,6 +7,7 @@ import { newId } from "@/lib/ids";
 import { nowIso } from "@/lib/time";
 import { MAX_DELIVERY_ERROR_LENGTH } from "./messages.schemas";
 import type { DeliveryStatus } from "./providers/sms-provider";
+import { commit } from "@/db/outbox";
 
 export type MessageRow = typeof messages.$inferSelect;
 export type MessageChannel = (typeof messageChannels)[number];
@@ -76,7 +77,7 @@ export async function createMessage(db: Db, agencyId: string, input: NewMessage)
   const now = nowIso();
   const { read, ...columns } = input;
   const row: MessageRow = { id: newId(), agencyId, ...columns, providerMessageId: null, deliveryError: null, readAt: read ? now : null, createdAt: now };
-  await db.batch([db.insert(messages).values(row), messageEvent(db, agencyId, row.id, storedEventType(row.direction))]);
+  await commit(db, [db.insert(messages).values(row), messageEvent(db, agencyId, row.id, storedEventType(row.direction))]);
   return row;
 }
 
@@ -86,7 +87,7 @@ export async function createMessage(db: Db, agencyId: string, input: NewMessage)
  * it is afterwards, undefined when the agency has no such message. One batch.
  */
 async function setRead(db: Db, agencyId: string, messageId: string, read: boolean) {
-  const [, , current] = await db.batch([
+  const [, , current] = await commit(db, [
     db
       .update(messages)
       .set({ readAt: read ? nowIso() : null })
@@ -123,7 +124,7 @@ export async function recordDelivery(
   const sameProviderMessage = result.providerMessageId
     ? sql`(${messages.providerMessageId} IS NULL OR ${messages.providerMessageId} = ${result.providerMessageId})`
     : undefined;
-  const [, moved, , current] = await db.batch([
+  const [, moved, , current] = await commit(db, [
     db
       .update(messages)
       .set({ providerMessageId: result.providerMessageId })

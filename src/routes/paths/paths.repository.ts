@@ -9,6 +9,7 @@ import { eventStatement, type EventType } from "@/lib/events";
 import { newId } from "@/lib/ids";
 import { nowIso } from "@/lib/time";
 import type { Step } from "./paths.schemas";
+import { commit } from "@/db/outbox";
 
 export type PathRow = typeof paths.$inferSelect;
 export type PathVersionRow = typeof pathVersions.$inferSelect;
@@ -92,7 +93,7 @@ export async function createPath(db: Db, agencyId: string, input: { name: string
     createdAt: now,
     updatedAt: now,
   };
-  await db.batch([db.insert(paths).values(row), pathEvent(db, agencyId, row.id, "path.created")]);
+  await commit(db, [db.insert(paths).values(row), pathEvent(db, agencyId, row.id, "path.created")]);
   return row;
 }
 
@@ -115,7 +116,7 @@ export const updateDraft = (db: Db, agencyId: string, pathId: string, patch: { n
 export async function publishDraft(db: Db, agencyId: string, pathId: string) {
   const now = nowIso();
   try {
-    const [updated] = await db.batch([
+    const [updated] = await commit(db, [
       db
         .update(paths)
         .set({ status: "published", publishedVersion: sql`${paths.version}`, publishedAt: now, updatedAt: now })
@@ -150,7 +151,7 @@ export const versionOrder = listOrder("desc", { version: pathVersions.version, i
  */
 export async function listVersions(db: Db, agencyId: string, pathId: string, page: PageWindow) {
   const where = and(eq(pathVersions.agencyId, agencyId), eq(pathVersions.pathId, pathId.toLowerCase()));
-  const [path, rows, totals] = await db.batch([
+  const [path, rows, totals] = await commit(db, [
     db.select({ id: paths.id }).from(paths).where(ofAgency(agencyId, pathId)),
     db.select().from(pathVersions).where(versionOrder.where(page, where)).orderBy(...versionOrder.orderBy).limit(page.read).offset(page.offset),
     // A cursor page carries its total: the count then reads nothing.

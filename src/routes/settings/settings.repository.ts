@@ -5,6 +5,7 @@ import { agencies, agencySettings, voiceAgents } from "@/db/schema";
 import { nowIso } from "@/lib/time";
 import type { CallingWindow } from "@/lib/calling-window";
 import { StoredSettings, type UpdateSettingsInput } from "./settings.schemas";
+import { commit } from "@/db/outbox";
 
 /**
  * The agency with its stored settings, as one query for a `db.batch` (one row; none for an
@@ -103,6 +104,6 @@ export async function updateSettings(db: Db, agencyId: string, patch: UpdateSett
   // The settings as the change left them, read in the same batch (one round trip in all).
   const read: BatchItem<"sqlite"> = agencySettingsQuery(db, agencyId);
   // Drizzle types a batch as a non-empty tuple, which a spread cannot prove; this one always holds `read`.
-  const results: unknown[] = await db.batch([...statements, read] as unknown as [BatchItem<"sqlite">]);
+  const results: unknown[] = await commit(db, [...statements, read] as unknown as [BatchItem<"sqlite">]);
   return (results[results.length - 1] as AgencySettingsRow[])[0];
 }

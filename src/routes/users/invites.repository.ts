@@ -7,6 +7,7 @@ import { conflict } from "@/lib/errors";
 import { eventStatement } from "@/lib/events";
 import { newId } from "@/lib/ids";
 import { addDays, nowIso } from "@/lib/time";
+import { commit } from "@/db/outbox";
 
 export type InviteRow = typeof invites.$inferSelect;
 
@@ -66,7 +67,7 @@ export async function createInvite(db: Db, agencyId: string, input: { email: str
     createdAt: nowText,
   };
   try {
-    await db.batch([
+    await commit(db, [
       db
         .update(invites)
         .set({ status: "expired" })

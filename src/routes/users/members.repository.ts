@@ -9,6 +9,7 @@ import { eventStatement, type EventType } from "@/lib/events";
 import { newId } from "@/lib/ids";
 import { liveMemberQuery, liveMemberWhere } from "@/lib/team-member";
 import { nowIso } from "@/lib/time";
+import { commit } from "@/db/outbox";
 
 export type MemberRow = typeof members.$inferSelect;
 export type MemberRole = (typeof memberRoles)[number];
@@ -54,7 +55,7 @@ export async function createMember(db: Db, agencyId: string, input: { name: stri
   const now = nowIso();
   const row: MemberRow = { id, agencyId, ...input, createdAt: now, updatedAt: now, removedAt: null };
   try {
-    await db.batch([db.insert(members).values(row), memberEvent(db, agencyId, row.id, "user.created")]);
+    await commit(db, [db.insert(members).values(row), memberEvent(db, agencyId, row.id, "user.created")]);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     const holder = await findLiveMemberByEmail(db, agencyId, input.email);
@@ -88,7 +89,7 @@ const changeable = (agencyId: string, memberId: string) => and(liveMemberWhere(a
  * missing, removed or the owner.
  */
 export async function changeRole(db: Db, agencyId: string, memberId: string, role: Exclude<MemberRole, "owner">) {
-  const [, , current] = await db.batch([
+  const [, , current] = await commit(db, [
     db
       .update(members)
       .set({ role, updatedAt: nowIso() })

@@ -7,6 +7,7 @@ import { badRequest, conflict } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { nowIso } from "@/lib/time";
 import { voiceMessages } from "./voice-ai.schemas";
+import { commit } from "@/db/outbox";
 
 export type VoiceAgentRow = typeof voiceAgents.$inferSelect;
 export type VoicePhoneNumberRow = typeof voicePhoneNumbers.$inferSelect;
@@ -47,7 +48,7 @@ function withNumbers(agents: VoiceAgentRow[], numbers: VoicePhoneNumberRow[]): A
  */
 export async function listAgents(db: Db, agencyId: string, page: PageWindow) {
   const where = eq(voiceAgents.agencyId, agencyId);
-  const [rows, totals, numbers] = await db.batch([
+  const [rows, totals, numbers] = await commit(db, [
     db.select().from(voiceAgents).where(agentOrder.where(page, where)).orderBy(...oldestFirst).limit(page.read).offset(page.offset),
     // A cursor page carries its total: the count then reads nothing.
     db.select({ total: count() }).from(voiceAgents).where(page.total === undefined ? where : sql`0`),
@@ -70,7 +71,7 @@ export async function listAgents(db: Db, agencyId: string, page: PageWindow) {
 
 /** One agent with its numbers: one D1 round trip (one batch). */
 export async function getAgent(db: Db, agencyId: string, agentId: string): Promise<AgentWithNumbers | undefined> {
-  const [agents, numbers] = await db.batch([
+  const [agents, numbers] = await commit(db, [
     db.select().from(voiceAgents).where(ofAgency(agencyId, agentId)),
     db
       .select()
@@ -110,7 +111,7 @@ export async function createAgent(db: Db, agencyId: string, input: NewVoiceAgent
     createdAt: now,
   }));
   try {
-    await db.batch([db.insert(voiceAgents).values(agent), ...numbers.map((n) => db.insert(voicePhoneNumbers).values(n))]);
+    await commit(db, [db.insert(voiceAgents).values(agent), ...numbers.map((n) => db.insert(voicePhoneNumbers).values(n))]);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     const taken = await db

@@ -9,6 +9,7 @@ import { maintainedCount } from "@/db/record-counts";
 import { compiledQuery, countAll, readPage, rowDecoder } from "@/db/compiled-query";
 import { eventStatement, type EventType } from "@/lib/events";
 import { nowIso } from "@/lib/time";
+import { commit } from "@/db/outbox";
 
 export type VoiceCallRow = typeof voiceCalls.$inferSelect;
 
@@ -75,7 +76,7 @@ export async function changeCalls(db: Db, changes: CallChange[]) {
   for (let i = 0; i < statements.length; i += CHANGE_BATCH_STATEMENTS) {
     const [first, ...rest] = statements.slice(i, i + CHANGE_BATCH_STATEMENTS);
     if (!first) break;
-    const results = await db.batch([first, ...rest]);
+    const results = await commit(db, [first, ...rest]);
     // Even places hold the UPDATEs' returned rows.
     results.forEach((rows, j) => {
       if (j % 2 === 0) changed.push(...(rows as { id: string; agencyId: string; dueAt: string }[]));

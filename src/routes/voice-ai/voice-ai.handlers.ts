@@ -12,6 +12,7 @@ import { callTiming } from "./call-schedule";
 import * as wallet from "./wallet.repository";
 import type * as routes from "./voice-ai.routes";
 import { voiceMessages } from "./voice-ai.schemas";
+import { commit } from "@/db/outbox";
 
 type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], AppBindings>;
 
@@ -53,7 +54,7 @@ export const createVoiceCall: Handler<"createVoiceCall"> = async (c) => {
   const now = Date.now();
   const refs = { agentId: body.voice_agent_uuid, numberId: body.outbound_phone_number_uuid };
 
-  const [settingsRows, agentRows, numberRows, contactRows, walletRows] = await db.batch([
+  const [settingsRows, agentRows, numberRows, contactRows, walletRows] = await commit(db, [
     // Calling hours and timezone (`scheduled_at` wall-clock times are read in it), default agent.
     agencySettingsQuery(db, agencyId),
     ...agents.dialTargetQueries(db, agencyId, refs),
@@ -89,7 +90,7 @@ export const createVoiceCall: Handler<"createVoiceCall"> = async (c) => {
   );
   // The contact's writes (if any), the call, its event: the call's result follows the contact's.
   const writes = [...contact.writes, calls.insertCallStatement(db, row, contact.contactId), calls.callEvent(db, agencyId, row.id, "call.scheduled")];
-  const results = await db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  const results = await commit(db, writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   const [linked] = results[contact.writes.length] as { contactId: string | null }[];
   const call: calls.VoiceCallRow = { ...row, contactId: linked?.contactId ?? null };
 

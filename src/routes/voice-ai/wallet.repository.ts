@@ -3,6 +3,7 @@ import type { Db } from "@/db/client";
 import { voiceCalls, walletLedger, wallets } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { nowIso } from "@/lib/time";
+import { commit } from "@/db/outbox";
 
 export const DEFAULT_CURRENCY = "USD";
 /** What a started minute costs when the operator has not set a rate. */
@@ -37,7 +38,7 @@ export async function creditWallet(
   input: { amountCents: number; note?: string | null; ratePerMinuteCents?: number },
 ) {
   const now = nowIso();
-  const [, , updated] = await db.batch([
+  const [, , updated] = await commit(db, [
     ensureWallet(db, agencyId, now),
     db.insert(walletLedger).values({
       id: newId(),

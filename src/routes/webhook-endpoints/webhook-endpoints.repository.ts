@@ -3,12 +3,13 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "@/db/client";
 import { listOrder, readListPage, type PageWindow } from "@/db/list-order";
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/db/schema";
-import { publishAfterWrite } from "@/db/written-events";
+import { publishAfterWrite } from "@/db/outbox";
 import { eventWithSnapshot, subscribedEndpoint, type EventType } from "@/lib/events";
 import { newId } from "@/lib/ids";
 import { addDays, nowIso } from "@/lib/time";
 import { newWebhookSecret } from "@/lib/webhooks/signature";
 import { MAX_ENDPOINTS_PER_AGENCY, type CreateEndpointInput, type SubscribableType, type UpdateEndpointInput } from "./webhook-endpoints.schemas";
+import { commit } from "@/db/outbox";
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 
@@ -89,7 +90,7 @@ export async function createEndpoint(db: Db, agencyId: string, input: CreateEndp
     ].map((v) => sql`${v}`),
     sql`, `,
   );
-  const [inserted] = await db.batch([
+  const [inserted] = await commit(db, [
     db
       .insert(webhookEndpoints)
       .select(
@@ -117,14 +118,14 @@ export async function updateEndpoint(db: Db, agencyId: string, endpointId: strin
     })
     .where(ofAgency(agencyId, endpointId))
     .returning();
-  const [rows] = await db.batch([update, alongside(endpointId.toLowerCase())]);
+  const [rows] = await commit(db, [update, alongside(endpointId.toLowerCase())]);
   return rows[0];
 }
 
 /** Deletes the endpoint with its deliveries and their log, in one batch. Returns the deleted row. */
 export async function deleteEndpoint(db: Db, agencyId: string, endpointId: string, alongside: Alongside) {
   const id = endpointId.toLowerCase();
-  const [deleted] = await db.batch([
+  const [deleted] = await commit(db, [
     db.delete(webhookEndpoints).where(ofAgency(agencyId, id)).returning(),
     alongside(id),
     db.delete(webhookDeliveries).where(and(eq(webhookDeliveries.endpointId, id), eq(webhookDeliveries.agencyId, agencyId))),
@@ -146,7 +147,7 @@ export async function rotateSecret(db: Db, agencyId: string, endpointId: string,
     })
     .where(ofAgency(agencyId, endpointId))
     .returning();
-  const [rows] = await db.batch([update, alongside(endpointId.toLowerCase())]);
+  const [rows] = await commit(db, [update, alongside(endpointId.toLowerCase())]);
   return rows[0];
 }
 
@@ -159,7 +160,7 @@ export async function sendTest(db: Db, endpoint: WebhookEndpointRow, alongside: 
     objectType: "ping",
     snapshot: { webhookEndpointUuid: endpoint.id },
   });
-  await db.batch([
+  await commit(db, [
     ping.statement,
     db.insert(webhookDeliveries).values({
       id: `${ping.id}:${endpoint.id}`,
@@ -187,7 +188,7 @@ export async function sendTest(db: Db, endpoint: WebhookEndpointRow, alongside: 
  */
 export async function redeliver(db: Db, agencyId: string, eventId: string, eventType: string) {
   const now = nowIso();
-  const [, rows] = await db.batch([
+  const [, rows] = await commit(db, [
     db.update(events).set({ type: sql`${events.type}` }).where(and(eq(events.id, eventId), eq(events.agencyId, agencyId))),
     db
       .insert(webhookDeliveries)

@@ -1,0 +1,47 @@
+import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
+import type { Db } from "./database";
+
+/**
+ * The data floor's part of the transactional outbox (docs/decisions/events-and-webhooks.md): a
+ * change and its event are written in one batch, through `commit`, which is the one way this
+ * project runs a batch (the linter refuses `db.batch` elsewhere). `commit` reads each event
+ * statement's RETURNING (`eventStatement`, src/lib/events.ts, says whether webhook endpoints
+ * subscribe to it) and notes the events that have deliveries to send; whoever closes the
+ * request's (or job's) shard session publishes them once it succeeded (src/lib/webhooks/publish.ts).
+ */
+
+/** The events each request's (or job's) database client wrote that have deliveries to send. Keyed by the client, which lives one request. */
+const written = new WeakMap<Db, string[]>();
+
+/** Event statements not yet committed, with their event ids: `commit` reads each one's answer. */
+const pending = new WeakMap<object, string>();
+
+export const eventsWrittenBy = (db: Db): readonly string[] => written.get(db) ?? [];
+
+/** Marks an event as having new deliveries to send when the request succeeds. */
+export function publishAfterWrite(db: Db, eventId: string) {
+  const list = written.get(db);
+  if (list) list.push(eventId);
+  else written.set(db, [eventId]);
+}
+
+/** Marks an event statement: `commit` reads from its answer whether the event has deliveries. */
+export const awaitsCommit = (statement: object, eventId: string) => void pending.set(statement, eventId);
+
+/**
+ * Runs `statements` as one batch (one transaction, one round trip) and notes which of its events
+ * got deliveries: only those are published after the request, so a write of an agency without
+ * webhook endpoints costs no round trip beyond its own batch.
+ */
+export async function commit<U extends BatchItem<"sqlite">, T extends Readonly<[U, ...U[]]>>(db: Db, statements: T): Promise<BatchResponse<T>> {
+  // eslint-disable-next-line no-restricted-syntax -- the one place a batch runs
+  const results = await db.batch(statements);
+  statements.forEach((statement, i) => {
+    const id = pending.get(statement);
+    if (id === undefined) return;
+    pending.delete(statement);
+    const rows = (results as unknown[])[i] as { subscribers: number }[];
+    if (rows[0] && rows[0].subscribers > 0) publishAfterWrite(db, id);
+  });
+  return results;
+}
