@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { api, expectError } from "./helpers/http";
 import { setupAgency, type TestAgency } from "./helpers/factories";
-import { expectAuthRequired, expectRateLimit, expectScopeRequired } from "./helpers/route-checks";
 import { createContact, createPath } from "./helpers/path-factories";
 import { dbOf } from "./helpers/shards";
 
@@ -204,14 +203,6 @@ describe("POST /contacts/bulk", () => {
     expectError(await api("POST", "/contacts/bulk", { token: agency.token, body: [{ first_name: "A" }] }), 400, undefined, "validation_error");
     expectError(await api("POST", "/contacts/bulk", { token: agency.token, body: { contacts: [], extra: 1 } }), 400, undefined, "validation_error");
     expect(await liveContacts(agency)).toHaveLength(0);
-  });
-
-  it("needs a key with the contacts scope, and counts 10 requests a minute", async () => {
-    const agency = await setupAgency();
-    const body = { contacts: [{ first_name: "Ada", last_name: "Lovelace" }] };
-    await expectAuthRequired("POST", "/contacts/bulk", { body });
-    await expectScopeRequired(agency.agencyUuid, "POST", "/contacts/bulk", "contacts", { body });
-    await expectRateLimit(agency.agencyUuid, "POST", "/contacts/bulk", 10, (i) => ({ body: { contacts: [{ first_name: "Rate", last_name: `No ${i}` }] } }));
   });
 
   it("writes only what the request's own agency has: another agency's contacts are not matched", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { api, expectError } from "./helpers/http";
 import { setupAgency } from "./helpers/factories";
-import { expectAuthRequired, expectRateLimit, expectScopeRequired } from "./helpers/route-checks";
+import { expectScopeRequired } from "./helpers/route-checks";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const RANDOM_UUID = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
@@ -71,20 +71,6 @@ describe("GET /fields", () => {
     expectError(await listFields(token, "?include_archived=yes"), 400, "include_archived must be true or false", "validation_error");
     expectError(await listFields(token, "?limit=101"), 400, "limit must be a whole number from 1 to 100", "validation_error");
     expectError(await listFields(token, "?page=0"), 400, "page must be a whole number from 1 to 1000000", "validation_error");
-  });
-
-  it("requires a valid token", async () => {
-    await expectAuthRequired("GET", "/fields");
-  });
-
-  it("requires the fields scope", async () => {
-    const { agencyUuid } = await setupAgency();
-    await expectScopeRequired(agencyUuid, "GET", "/fields", "fields");
-  });
-
-  it("is rate limited to 60 requests per minute", async () => {
-    const { agencyUuid } = await setupAgency();
-    await expectRateLimit(agencyUuid, "GET", "/fields", 60);
   });
 });
 
@@ -172,20 +158,6 @@ describe("POST /fields", () => {
     await createField(a.token, stageField);
     await createField(b.token, stageField);
   });
-
-  it("requires a valid token", async () => {
-    await expectAuthRequired("POST", "/fields", { body: stageField });
-  });
-
-  it("requires the fields scope", async () => {
-    const { agencyUuid } = await setupAgency();
-    await expectScopeRequired(agencyUuid, "POST", "/fields", "fields", { body: stageField });
-  });
-
-  it("is rate limited to 30 requests per minute", async () => {
-    const { agencyUuid } = await setupAgency();
-    await expectRateLimit(agencyUuid, "POST", "/fields", 30, (i) => ({ body: { key: `field_${i}`, label: `Field ${i}`, type: "text" } }));
-  });
 });
 
 describe("PATCH /fields/{field_uuid}", () => {
@@ -252,22 +224,6 @@ describe("PATCH /fields/{field_uuid}", () => {
     await api("DELETE", `/fields/${field.field_uuid}`, { token: a.token });
     expectError(await api("PATCH", `/fields/${field.field_uuid}`, { token: a.token, body: { label: "X" } }), 404, "Field not found", "not_found");
   });
-
-  it("requires a valid token", async () => {
-    await expectAuthRequired("PATCH", `/fields/${RANDOM_UUID}`, { body: { label: "X" } });
-  });
-
-  it("requires the fields scope", async () => {
-    const { agencyUuid, token } = await setupAgency();
-    const field = await createField(token, stageField);
-    await expectScopeRequired(agencyUuid, "PATCH", `/fields/${field.field_uuid}`, "fields", { body: { label: "X" } });
-  });
-
-  it("is rate limited to 30 requests per minute", async () => {
-    const { agencyUuid, token } = await setupAgency();
-    const field = await createField(token, stageField);
-    await expectRateLimit(agencyUuid, "PATCH", `/fields/${field.field_uuid}`, 30, (i) => ({ body: { label: `Stage ${i}` } }));
-  });
 });
 
 describe("DELETE /fields/{field_uuid}", () => {
@@ -304,21 +260,10 @@ describe("DELETE /fields/{field_uuid}", () => {
     expectError(await api("DELETE", "/fields/123", { token }), 400, "field_uuid must be a UUID", "validation_error");
   });
 
-  it("requires a valid token", async () => {
-    await expectAuthRequired("DELETE", `/fields/${RANDOM_UUID}`);
-  });
-
   it("requires the fields scope", async () => {
     const { agencyUuid, token } = await setupAgency();
     const field = await createField(token, stageField);
     await expectScopeRequired(agencyUuid, "DELETE", `/fields/${field.field_uuid}`, "fields");
     expect((await listFields(token)).body.fields).toEqual([field]);
-  });
-
-  it("is rate limited to 10 requests per minute", async () => {
-    const { agencyUuid, token } = await setupAgency();
-    const ids: string[] = [];
-    for (let i = 0; i <= 10; i++) ids.push((await createField(token, { key: `f_${i}`, label: `F${i}`, type: "text" })).field_uuid);
-    await expectRateLimit(agencyUuid, "DELETE", (i) => `/fields/${ids[i]}`, 10);
   });
 });

@@ -6,7 +6,6 @@ import { api, expectError } from "./helpers/http";
 import { apiWithEnv } from "./helpers/voice-factories";
 import { createKey, setupAgency } from "./helpers/factories";
 import { restoreClock, setClock } from "./helpers/clock";
-import { expectAuthRequired, expectRateLimit, expectScopeRequired } from "./helpers/route-checks";
 import { deliver, runCron } from "./helpers/voice-queue";
 import { createEndpoint, deliverWebhooks, RECEIVER_URL, recordingWebhookQueue, stubReceiver, uniqueReceiver, webhookEnv } from "./helpers/webhooks";
 import { dbOf } from "./helpers/shards";
@@ -156,42 +155,10 @@ describe("webhook endpoints", () => {
     expect((await api("GET", `/webhook-endpoints/${endpoint.webhook_endpoint_uuid}`, { token: other.token })).body.webhook_endpoint).toEqual(endpoint);
   });
 
-  it("requires a valid token and the webhooks scope on every route", async () => {
-    const { agencyUuid, token } = await setupAgency();
-    const { endpoint } = await createEndpoint(token);
-    const path = `/webhook-endpoints/${endpoint.webhook_endpoint_uuid}`;
-    const routes: [string, string, unknown][] = [
-      ["GET", "/webhook-endpoints", undefined],
-      ["POST", "/webhook-endpoints", { url: RECEIVER_URL, events: ["*"] }],
-      ["GET", path, undefined],
-      ["PATCH", path, { description: "x" }],
-      ["DELETE", path, undefined],
-      ["POST", `${path}/rotate-secret`, undefined],
-      ["POST", `${path}/test`, undefined],
-      ["GET", `${path}/deliveries`, undefined],
-      ["POST", `/events/${RANDOM_UUID}/redeliver`, undefined],
-    ];
-    for (const [method, route, body] of routes) {
-      await expectAuthRequired(method, route, { body });
-      await expectScopeRequired(agencyUuid, method, route, "webhooks", { body });
-    }
-    // `*` grants it; a key with only `webhooks` suffices.
+  it("accepts a key with only the webhooks scope", async () => {
+    const { agencyUuid } = await setupAgency();
     const { token: only } = await createKey(agencyUuid, { scopes: ["webhooks"] });
     expect((await api("GET", "/webhook-endpoints", { token: only })).status).toBe(200);
-  });
-
-  it("is rate limited as DESIGN says: GETs 60, creates and updates 30, delete, test, rotate and redeliver 10 per minute", async () => {
-    const { agencyUuid, token } = await setupAgency();
-    const endpoints = await Promise.all(Array.from({ length: 11 }, () => createEndpoint(token)));
-    const path = `/webhook-endpoints/${endpoints[0]!.endpoint.webhook_endpoint_uuid}`;
-    await expectRateLimit(agencyUuid, "GET", "/webhook-endpoints", 60);
-    await expectRateLimit(agencyUuid, "GET", `${path}/deliveries`, 60);
-    await expectRateLimit(agencyUuid, "PATCH", path, 30, (i) => ({ body: { description: `d${i}` } }));
-    await expectRateLimit(agencyUuid, "POST", `${path}/rotate-secret`, 10);
-    await expectRateLimit(agencyUuid, "POST", `${path}/test`, 10);
-    await expectRateLimit(agencyUuid, "DELETE", (i) => `/webhook-endpoints/${endpoints[i]!.endpoint.webhook_endpoint_uuid}`, 10);
-    const { eventId } = await contactWithEvent(token, webhookEnv().env);
-    await expectRateLimit(agencyUuid, "POST", `/events/${eventId}/redeliver`, 10);
   });
 });
 
