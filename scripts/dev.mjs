@@ -5,7 +5,7 @@
 //   3. `wrangler dev` started and waited on until it answers
 //   4. a demo agency, team, custom fields, contacts and a `*` key seeded (idempotently)
 //   5. a banner with the URLs, the demo key's fresh secrets, a dashboard sign-in link for the
-//      demo owner and a curl to try
+//      demo owner, a curl to try and the command that runs the SDK's quick start
 //   6. the every-minute Cron Trigger fired by hand (wrangler dev does not run crons)
 // wrangler's output goes to .wrangler/dev.log until the banner (our `[dev]` lines and errors
 // stay on the console), then to the console as well. SIGINT/SIGTERM go to wrangler; we exit
@@ -21,9 +21,13 @@ import { spawnWrangler } from "./lib/wrangler.mjs";
 import { migrateAll } from "./lib/d1-shards.mjs";
 
 const HOST = "127.0.0.1";
-const PORT = Number(process.env.PORT || 8787);
+const DEFAULT_PORT = 8787;
+const PORT = Number(process.env.PORT || DEFAULT_PORT);
 const BASE_URL = `http://${HOST}:${PORT}`;
 const READY_TIMEOUT_MS = 180_000;
+// The SDK's quick start (sdk/README.md) reads PARTNER_API_URL, default 8787's, so on another
+// port the banner's command for it carries it and works as printed.
+const SDK_URL_VAR = PORT === DEFAULT_PORT ? "" : `PARTNER_API_URL=${BASE_URL}/api/v2 `;
 
 // wrangler prints each migration's table twice and a page of startup chatter, and the Worker
 // logs every seeding request: about 2,000 lines that would bury our progress and the banner.
@@ -142,6 +146,8 @@ function banner({ agency, key, dashboard, notes, others }, adminTokenPath) {
       : []),
     b(" Try it"),
     `   curl -s -H "Authorization: Bearer ${key.accessToken}" "${BASE_URL}/api/v2/contacts"`,
+    "   the SDK's quick start (sdk/README.md), in its folder:",
+    `   ${SDK_URL_VAR}PARTNER_API_TOKEN=${key.accessToken} PARTNER_API_ROTATE_KEY=${key.rotateKey} node quickstart.mjs`,
     ...notes.flatMap((n) => ["", `   note: ${n}`]),
     "",
     ` wrangler's output is in ${LOG_NAME}; the Worker's request log follows here (LOG_LEVEL=warn in ${adminTokenPath} quiets it).`,
