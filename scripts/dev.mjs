@@ -25,8 +25,10 @@ const DEFAULT_PORT = 8787;
 const PORT = Number(process.env.PORT || DEFAULT_PORT);
 const BASE_URL = `http://${HOST}:${PORT}`;
 const READY_TIMEOUT_MS = 180_000;
-// The SDK's quick start (sdk/README.md) reads PARTNER_API_URL, default 8787's, so on another
-// port the banner's command for it carries it and works as printed.
+// The operator CLI talks to 8787 unless ADMIN_URL names another server (scripts/admin.mjs), so
+// on another port the banner's commands carry it and work as printed.
+const ADMIN_CLI = `${PORT === DEFAULT_PORT ? "" : `ADMIN_URL=${BASE_URL} `}npm run admin --`;
+// Likewise the SDK's quick start (sdk/README.md) reads PARTNER_API_URL, default 8787's.
 const SDK_URL_VAR = PORT === DEFAULT_PORT ? "" : `PARTNER_API_URL=${BASE_URL}/api/v2 `;
 
 // wrangler prints each migration's table twice and a page of startup chatter, and the Worker
@@ -123,7 +125,7 @@ function banner({ agency, key, dashboard, notes, others }, adminTokenPath) {
     `   OpenAPI         ${BASE_URL}/api/v2/openapi.json`,
     `   MCP server      ${BASE_URL}/mcp   (streamable HTTP; an API key's token, or give an MCP host the URL: it connects with OAuth)`,
     `   OAuth           ${BASE_URL}/.well-known/oauth-authorization-server   (apps and agents; consent in the dashboard)`,
-    `   Operator API    ${BASE_URL}/admin/v1   (ADMIN_TOKEN is in ${adminTokenPath}; try \`npm run admin -- help\`)`,
+    `   Operator API    ${BASE_URL}/admin/v1   (ADMIN_TOKEN is in ${adminTokenPath}; try \`${ADMIN_CLI} help\`)`,
     "",
     b(` ${agency.name}`) + `   agency_uuid ${agency.agency_uuid}   shard ${agency.shard} (${agency.region})`,
     `   "${key.name}" (scopes: ${key.scopes.join(", ")}; expires ${key.expires_at ?? "never"}; key_uuid ${key.key_uuid})`,
@@ -140,7 +142,7 @@ function banner({ agency, key, dashboard, notes, others }, adminTokenPath) {
       ? [
           b(" Agency dashboard") + "   (API keys, webhooks, connected apps, audit log)",
           `   sign in as ${DEMO_OWNER_EMAIL}: ${dashboard.url}`,
-          `   (works once, until ${dashboard.expiresAt}; another: npm run admin -- dashboard-link --member ${dashboard.memberUuid})`,
+          `   (works once, until ${dashboard.expiresAt}; another: ${ADMIN_CLI} dashboard-link --member ${dashboard.memberUuid})`,
           "",
         ]
       : []),
