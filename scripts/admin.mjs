@@ -308,7 +308,7 @@ function usage() {
     "Every command also takes --data '<json>' (extra body fields) and --help.",
     "",
     "Environment:",
-    `  ADMIN_URL    server base URL (default ${DEFAULT_URL})`,
+    `  ADMIN_URL    server base URL (default ${DEFAULT_URL}; after \`PORT=<port> npm run dev\`, http://127.0.0.1:<port>)`,
     "  ADMIN_TOKEN  operator token (default: ADMIN_TOKEN from .dev.vars, written by `npm run dev`)",
     "",
     "Prints the server's JSON answer; exits 1 on a non-2xx answer (message on stderr), 2 on a usage error.",

@@ -11,7 +11,9 @@ const LEAD_ORDERS = [
 const INVITE = { email: "jordan@demo-agency.example", role: "agent" };
 
 const SETTINGS = {
-  calling_hours: { start: "09:00", end: "19:00" },
+  // All day, every day: a Voice AI call placed against the demo agency dials at once, whenever
+  // `npm run dev` runs, instead of waiting as `scheduled` for the next opening in New York.
+  calling_hours: { start: "00:00", end: "24:00", days: [0, 1, 2, 3, 4, 5, 6] },
   booking: { default_slot_minutes: 30, buffer_minutes: 10, min_notice_minutes: 120 },
   voice: { max_call_minutes: 15, voicemail_behavior: "leave_message" },
 };
@@ -27,7 +29,7 @@ export async function seedOrdersAndUsers({ baseUrl, adminToken, token, agencyUui
   const settings = await partner("PATCH", "/settings", SETTINGS);
   if (routeMissing(settings)) notes.push("Settings were not seeded: this build has no /api/v2/settings route yet.");
   else if (!settings.ok) problem("Setting the demo settings", settings);
-  else log("settings: calling hours 09:00-19:00, 10-minute booking buffer, voicemail messages");
+  else log("settings: calling hours all day, every day (demo calls dial at once), 10-minute booking buffer, voicemail messages");
 
   // Lead orders: bought through the operator API, so look them up by name through the partner API first.
   const listed = await partner("GET", "/lead-orders?limit=100");
