@@ -31,19 +31,6 @@ export default tseslint.config(
     languageOptions: { globals: nodeGlobals },
   },
   {
-    // A change and its event are one batch, and only `commit` notes the events to publish.
-    files: ["src/**/*.ts", "src/**/*.tsx"],
-    rules: {
-      "no-restricted-syntax": [
-        "error",
-        {
-          selector: "CallExpression[callee.property.name='batch'][callee.object.name='db']",
-          message: "Run a batch through commit() (src/db/outbox.ts), which records the events it writes.",
-        },
-      ],
-    },
-  },
-  {
     // Tests read arbitrary JSON response bodies (`res.body.contact.contact_uuid`); typing each
     // one would add noise without catching bugs, so `any` is allowed there.
     files: ["test/**/*.ts"],

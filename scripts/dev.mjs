@@ -34,7 +34,8 @@ const SDK_URL_VAR = PORT === DEFAULT_PORT ? "" : `PARTNER_API_URL=${BASE_URL}/ap
 // wrangler prints each migration's table twice and a page of startup chatter, and the Worker
 // logs every seeding request: about 2,000 lines that would bury our progress and the banner.
 // All of it goes to this file (new on each run), which the banner and every failure name.
-const LOG_PATH = join(ROOT, ".wrangler", "dev.log");
+// One log per port: servers on two ports never write into one file.
+const LOG_PATH = join(ROOT, ".wrangler", PORT === DEFAULT_PORT ? "dev.log" : `dev-${PORT}.log`);
 const LOG_NAME = relative(process.cwd(), LOG_PATH) || LOG_PATH;
 let logFd = null;
 const toLog = (text) => logFd !== null && writeSync(logFd, text);
@@ -164,14 +165,14 @@ async function main() {
   const { vars, added } = ensureDevVars();
   const adminToken = vars.ADMIN_TOKEN;
   const adminTokenPath = relative(process.cwd(), DEV_VARS_PATH) || DEV_VARS_PATH;
-  mkdirSync(dirname(LOG_PATH), { recursive: true });
-  logFd = openSync(LOG_PATH, "w");
-  say(added.length > 0 ? `added ${added.join(", ")} to ${adminTokenPath}` : `using ADMIN_TOKEN from ${adminTokenPath}`);
-
+  // Before the log is opened: a second `npm run dev` must not truncate the running one's log.
   if (!(await portIsFree(PORT))) {
     warn(`port ${PORT} on ${HOST} is in use (another \`npm run dev\`?). Stop it, or run with PORT=<port>.`);
     return 1;
   }
+  mkdirSync(dirname(LOG_PATH), { recursive: true });
+  logFd = openSync(LOG_PATH, "w");
+  say(added.length > 0 ? `added ${added.join(", ")} to ${adminTokenPath}` : `using ADMIN_TOKEN from ${adminTokenPath}`);
 
   // Every shard of wrangler.toml. Non-interactive, wrangler answers its "continue?" prompt itself
   // (CI=true forces that even on a TTY).

@@ -260,12 +260,26 @@ async function main() {
     if (dev) await stopDev(dev);
     rmSync(dir, { recursive: true, force: true });
   };
+  let stopping = false;
   const onSignal = (signal) => {
+    // A second Ctrl+C must not kill this process before its server: the server runs in a
+    // process group of its own, which the terminal's signal does not reach.
+    if (stopping) return;
+    stopping = true;
     warn(`${signal}: stopping the server`);
     cleanUp().finally(() => process.exit(130));
   };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  // Whatever ends this process (a crash included), its server's group goes with it.
+  process.on("exit", () => {
+    if (!dev?.child.pid) return;
+    try {
+      process.kill(-dev.child.pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  });
 
   let ok = false;
   try {

@@ -23,6 +23,7 @@ import {
 import { restoreClock, setClock } from "./helpers/clock";
 import { deliver, dial, poll, runCron } from "./helpers/voice-queue";
 import { dbOf, dbWith } from "./helpers/shards";
+import { commit } from "@/db/outbox";
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -252,7 +253,7 @@ describe("queue consumer", () => {
 
     const d1 = await dbOf(agencyUuid);
     const db = createDb(d1);
-    await db.batch(callDebitStatements(db, agencyUuid, call.call_uuid, new Date().toISOString()));
+    await commit(db, callDebitStatements(db, agencyUuid, call.call_uuid, new Date().toISOString()));
     expect((await getWallet(token)).balance_cents).toBe(charged);
     expect(await ledgerOf(call.call_uuid)).toHaveLength(1);
     // The partial unique index itself refuses a second debit row for the call.

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { agencies } from "@/db/schema";
 
-/** The agency's timezone (IANA), as a query for a `db.batch`: read its rows with `timezoneOf`. */
+/** The agency's timezone (IANA), as a query for a `commit` batch: read its rows with `timezoneOf`. */
 export const agencyTimezoneQuery = (db: Db, agencyId: string) =>
   db.select({ timezone: agencies.timezone }).from(agencies).where(eq(agencies.id, agencyId));
 

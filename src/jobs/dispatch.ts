@@ -137,7 +137,7 @@ export async function completeCall(db: Db, call: VoiceCallRow, providerCallId: s
 /** A column of the call, as a scalar subquery, so reads in one batch need not wait for the call's row. */
 const ofCall = (callId: string, column: AnyColumn) => sql`(SELECT ${sql.identifier(column.name)} FROM ${voiceCalls} WHERE ${voiceCalls.id} = ${callId})`;
 
-/** The agent and the caller id of a call, as two queries for a `db.batch`. */
+/** The agent and the caller id of a call, as two queries for a `commit` batch. */
 const dialContextQueries = (db: Db, callId: string) =>
   [
     db

@@ -127,11 +127,11 @@ export const subscribedEndpoint = (agencyId: string, type: string) =>
   sql`e.agency_id = ${agencyId} AND e.status = 'enabled' AND EXISTS (SELECT 1 FROM json_each(e.events) WHERE json_each.value IN ('*', ${type}))`;
 
 /**
- * The event of a change, as one statement for the change's own `db.batch` (a transactional
+ * The event of a change, as one statement for the change's own `commit` batch (a transactional
  * outbox: both commit, or neither). It copies the changed row in SQL, so the event holds the
  * row exactly as the batch left it, and a trigger on `events` creates its webhook deliveries
  * in the same statement. Place it after the write it records (directly after, with `ifChanged`),
- * and run it in a `db.batch` (whose results say whether it has deliveries to publish).
+ * and run it through `commit` (src/db/outbox.ts), which reads whether it has deliveries to publish.
  */
 export function eventStatement(db: Db, input: EventInput) {
   const id = newId();

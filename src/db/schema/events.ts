@@ -3,7 +3,7 @@ import { agencies } from "./agencies";
 import { createdAt, timestamp, updatedAt } from "./columns";
 
 /**
- * The event log, written in the same `db.batch` as the change it records (a transactional
+ * The event log, written in the same `commit` batch as the change it records (a transactional
  * outbox). `snapshot` holds the changed row as stored (JSON of its driver values, plus any
  * joined fields its public record needs), taken in SQL by the same statement, so the event
  * always shows the row as that change left it; the API renders the public record from it.

@@ -57,7 +57,7 @@ function actorId(actor: Actor): string | null {
 }
 
 /**
- * The audit entry of a change, as one statement for the change's own `db.batch`, so the entry
+ * The audit entry of a change, as one statement for the change's own `commit` batch, so the entry
  * and the change commit together. With `ifChanged` it is written only if the statement just
  * before it changed a row (SQLite's `changes()`), for conditional writes: no change, no entry.
  */

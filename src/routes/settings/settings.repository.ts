@@ -8,7 +8,7 @@ import { StoredSettings, type UpdateSettingsInput } from "./settings.schemas";
 import { commit } from "@/db/outbox";
 
 /**
- * The agency with its stored settings, as one query for a `db.batch` (one row; none for an
+ * The agency with its stored settings, as one query for a `commit` batch (one row; none for an
  * unknown agency). Every route and job that obeys a setting reads it through this, and
  * `effectiveSettings` turns the row into what is in force. `agencyId` may be a subquery (the
  * agency of a call, say), so the read need not wait for another.

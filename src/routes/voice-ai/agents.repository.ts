@@ -149,7 +149,7 @@ const defaultAgentIdSql = (agencyId: string) => sql`(
   FROM ${agencySettings} WHERE ${agencySettings.agencyId} = ${agencyId})`;
 
 /**
- * Who places a call and from which number, as two queries for one `db.batch` (they do not
+ * Who places a call and from which number, as two queries for one `commit` batch (they do not
  * wait for each other's answers: what one needs from the other is a subquery):
  * - the agent: the one sent, else the agent of the number sent, else the agency's default
  *   agent from settings (whatever its status, so `pickDialTarget` can say what is wrong with

@@ -67,7 +67,7 @@ export const callCostCents = (durationSeconds: number, ratePerMinuteCents: numbe
   Math.ceil(Math.max(0, durationSeconds) / 60) * ratePerMinuteCents;
 
 /**
- * Statements that debit a call's `cost_cents`, for the same `db.batch` as the update that
+ * Statements that debit a call's `cost_cents`, for the same `commit` batch as the update that
  * completes the call. They read the call row itself, so they charge only a call that is now
  * `completed` with a cost, and the partial unique index on `wallet_ledger.call_id` (debits)
  * lets at most one debit per call exist: a second completion of the same call inserts
