@@ -5,7 +5,7 @@ import { oauthScopeMessages } from "@/lib/auth/oauth-scopes";
 import { messages } from "@/lib/errors";
 import { toolScopes } from "@/mcp/tools";
 import { consentMessages } from "@/dashboard/handlers/consent.handlers";
-import { auditEntries, escaped, issueLink, signIn, TYPED_IN } from "./helpers/dashboard";
+import { auditEntries, csrfOf, escaped, issueLink, signIn, TYPED_IN } from "./helpers/dashboard";
 import { setupAgency } from "./helpers/factories";
 import { admin, api, BASE, expectError } from "./helpers/http";
 import {
@@ -496,7 +496,7 @@ describe("Revoking a connected app", () => {
     expect(list.html).toContain("<td>calendar, contacts</td>");
     const confirm = await visit(browser, "GET", `/dashboard/integrations/apps/${app.grantId}/revoke`);
     expect(confirm.status).toBe(200);
-    const revoked = await visit(browser, "POST", `/dashboard/integrations/apps/${app.grantId}/revoke`, { _csrf: consentFormCsrf(confirm.html) });
+    const revoked = await visit(browser, "POST", `/dashboard/integrations/apps/${app.grantId}/revoke`, { _csrf: csrfOf(confirm.html) });
     expect(revoked.status).toBe(303);
     expect(revoked.location).toBe("/dashboard/integrations/apps?notice=revoked");
 
@@ -559,10 +559,3 @@ describe("Revoking a connected app", () => {
     expect(listed.body.events.map((e: { event_uuid: string }) => e.event_uuid)).toEqual([revoked!.event_uuid]);
   });
 });
-
-/** The CSRF field of a dashboard page. */
-function consentFormCsrf(html: string) {
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
-  expect(csrf).toBeDefined();
-  return csrf!;
-}

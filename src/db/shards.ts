@@ -79,6 +79,15 @@ export async function shardSizeBytes(d1: D1Database): Promise<number> {
 export const agencyLocation = (env: Pick<Env, "DB">, agencyId: string) =>
   directoryDb(env).select().from(agencyDirectory).where(eq(agencyDirectory.agencyId, agencyId)).get();
 
+/**
+ * A client of the agency's shard, and where the agency lives; undefined for an agency the
+ * directory does not know. For work outside a request's shard session (jobs, callbacks).
+ */
+export async function agencyDb(env: Env, agencyId: string): Promise<{ db: Db; location: AgencyLocation } | undefined> {
+  const location = await agencyLocation(env, agencyId);
+  return location ? { db: createDb(shardDatabase(env, location.shard)), location } : undefined;
+}
+
 /** Where the agency of a key or member lives, found by the record's id. */
 export const recordLocation = (env: Pick<Env, "DB">, kind: (typeof directoryRecords.$inferSelect)["kind"], id: string) =>
   directoryDb(env)

@@ -36,7 +36,7 @@ function acceptedAudiences(c: Ctx, issuer: string, resource: ResourceName): stri
 }
 
 /** One call to the credential's AccessGate: authentication, rate limit and scope together. */
-async function admit(c: Ctx, token: string, credential: Credential, options: GuardOptions & { scopes: readonly Scope[] }, issuer: string): Promise<Admission> {
+async function admit(c: Ctx, token: string, credential: Credential, options: GuardOptions & { scopes: readonly Scope[] }): Promise<Admission> {
   const { rateLimit } = options;
   const common = {
     bucket: rateLimit.bucket,
@@ -48,6 +48,7 @@ async function admit(c: Ctx, token: string, credential: Credential, options: Gua
   if (credential.type === "api_key") {
     return keyGate(c.env, credential.keyId).admit({ ...common, keyId: credential.keyId, tokenHash: await hashToken(token, c.env) });
   }
+  const issuer = issuerOf(c.env, c.req.url);
   const audiences = acceptedAudiences(c, issuer, options.resource ?? "api");
   return grantGate(c.env, credential.grantId).admitGrant({ ...common, grantId: credential.grantId, token, issuer, audiences });
 }
@@ -68,10 +69,11 @@ export function guard(options: GuardOptions): MiddlewareHandler<AppBindings> {
       await enforceIpRateLimit(c, rateLimit);
       return next();
     }
-    const issuer = issuerOf(c.env, c.req.url);
+    // Only a refusal (its challenge) and an OAuth token need the issuer: a key's request parses no URL for it.
+    const issuer = () => issuerOf(c.env, c.req.url);
     // RFC 6750 §3.1: a request that sent no token learns what to ask for; one that sent a bad token, that it is.
     const refuse = (code: "invalid_token" | "token_expired", token: string | null, credential: Credential | null) => {
-      const challenge = bearerChallenge(issuer, resource, token ? { error: "invalid_token" } : { scope: options.challengeScopes });
+      const challenge = bearerChallenge(issuer(), resource, token ? { error: "invalid_token" } : { scope: options.challengeScopes });
       const expired = credential?.type === "app_grant" ? messages.oauthTokenExpired : messages.tokenExpired;
       return new ApiError(code, code === "token_expired" ? expired : messages.invalidToken, { headers: { "WWW-Authenticate": challenge } });
     };
@@ -82,7 +84,7 @@ export function guard(options: GuardOptions): MiddlewareHandler<AppBindings> {
       throw refuse("invalid_token", token, null);
     }
 
-    const admission = await admit(c, token, credential, { ...options, scopes }, issuer);
+    const admission = await admit(c, token, credential, { ...options, scopes });
     if (!("decision" in admission)) {
       await enforceIpRateLimit(c, rateLimit);
       throw refuse(admission.outcome === "expired" ? "token_expired" : "invalid_token", token, credential);
@@ -92,7 +94,7 @@ export function guard(options: GuardOptions): MiddlewareHandler<AppBindings> {
     if (admission.outcome === "moving") throw agencyMovingError();
     if (!("caller" in admission)) {
       throw new ApiError("insufficient_scope", messages.missingScope(scopes[0] ?? "*"), {
-        headers: { "WWW-Authenticate": bearerChallenge(issuer, resource, { error: "insufficient_scope", scope: scopes }) },
+        headers: { "WWW-Authenticate": bearerChallenge(issuer(), resource, { error: "insufficient_scope", scope: scopes }) },
       });
     }
     c.set("caller", admission.caller);

@@ -118,7 +118,7 @@ export function partnerRoute<const R extends PartnerRouteConfig>(config: R) {
   const built = {
     ...route,
     request,
-    description: `${route.description}${isList(route) ? `\n\n${PAGINATION_TEXT}` : ""}\n\n**Scope:** ${scopeText}. **Rate limit:** ${rule.limit} requests per minute per ${per === "key" ? "API key" : "client IP"}.`,
+    description: `${route.description}${isList(route) ? `\n\n${PAGINATION_TEXT}` : ""}\n\n**Scope:** ${scopeText}. **Rate limit:** ${rule.limit} requests per minute per ${per === "key" ? "API key (or connected app)" : "client IP"}.`,
     // A key, or an app's OAuth token holding any one of the route's scopes.
     security: scopes === "none" ? [] : [{ [BEARER_SCHEME]: [] }, ...scopes.map((scope) => ({ [OAUTH_SCHEME]: [scope] }))],
     middleware,

@@ -5,7 +5,7 @@
 // Content Security Policy (the consent page's form may lead to the app's own origin only).
 import { createHash, randomBytes } from "node:crypto";
 import type { APIRequestContext } from "@playwright/test";
-import { BASE_URL, expect, test } from "./fixtures";
+import { BASE_URL, expect, expectClean, test } from "./fixtures";
 import { createAgencyWithOwner, expectRefusal, partnerGet, signInLink } from "./operator";
 
 /** The app's own site: another local origin (another site, too), answered by the test itself. */
@@ -107,7 +107,6 @@ test.describe("the agency dashboard: connected apps", () => {
     await page.getByRole("button", { name: "Deny" }).click();
     await expect(page).toHaveURL(/^http:\/\/localhost:9\/oauth\/callback\?/);
     expect(new URL(landed.at(-1)!).searchParams.get("error")).toBe("access_denied");
-    expect(externalRequests, "requests to other hosts").toEqual([]);
-    expect(cspViolations, "Content Security Policy violations").toEqual([]);
+    expectClean({ externalRequests, cspViolations });
   });
 });

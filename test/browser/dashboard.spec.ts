@@ -6,7 +6,7 @@
 // token read from the page sees every change on the very next request. No request leaves this
 // machine and no page breaks its Content Security Policy (test/browser/fixtures.ts).
 import type { Locator, Page } from "@playwright/test";
-import { BASE_URL, expect, guardContext, test, type BrowserGuards } from "./fixtures";
+import { BASE_URL, expect, expectClean, guardContext, test } from "./fixtures";
 import { createAgencyWithOwner, createKeyAsOperator, expectRefusal, keyRecord, partnerGet, signInLink } from "./operator";
 
 const KEYS_PATH = "/dashboard/integrations/api-keys";
@@ -60,11 +60,6 @@ async function tabTo(page: Page, target: Locator, max = 40) {
     await page.keyboard.press("Tab");
   }
   await expect(target, `reached with at most ${max} presses of Tab`).toBeFocused();
-}
-
-function expectClean(guards: BrowserGuards) {
-  expect(guards.externalRequests, "requests to other hosts").toEqual([]);
-  expect(guards.cspViolations, "Content Security Policy violations").toEqual([]);
 }
 
 test.describe("the agency dashboard: API keys", () => {

@@ -62,6 +62,12 @@ export async function guardContext(context: BrowserContext): Promise<BrowserGuar
   return guards;
 }
 
+/** A page needed nothing from another host and broke no Content Security Policy. */
+export function expectClean(guards: BrowserGuards) {
+  expect(guards.externalRequests, "requests to other hosts").toEqual([]);
+  expect(guards.cspViolations, "Content Security Policy violations").toEqual([]);
+}
+
 export const test = base.extend<BrowserGuards>({
   externalRequests: [
     async ({ context }, use) => {

@@ -1,6 +1,6 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
-import { createDb, type Db } from "@/db/client";
-import { agencyLocation, shardDatabase } from "@/db/shards";
+import type { Db } from "@/db/client";
+import { agencyDb } from "@/db/shards";
 import { appGrants, members } from "@/db/schema";
 import type { Env } from "@/env";
 import { auditStatement, type Actor } from "@/lib/audit/audit-log";
@@ -68,10 +68,10 @@ export async function recordExchangedGrant(
   grant: { grantId: string; clientId: string; scopes: string[]; resource: string; props: GrantProps },
 ): Promise<void> {
   const { props } = grant;
-  const location = await agencyLocation(env, props.agency_uuid);
-  if (!location) throw notFound("The agency this app was connected to no longer exists");
-  if (location.movingTo) throw agencyMovingError();
-  const db = createDb(shardDatabase(env, location.shard));
+  const home = await agencyDb(env, props.agency_uuid);
+  if (!home) throw notFound("The agency this app was connected to no longer exists");
+  if (home.location.movingTo) throw agencyMovingError();
+  const { db } = home;
   const now = nowIso();
   try {
     await commit(db, [
@@ -98,8 +98,12 @@ export async function recordExchangedGrant(
     if (isAgencyMovingError(error)) throw agencyMovingError();
     throw error;
   }
-  await publishWritten(db, env.WEBHOOK_QUEUE, createLogger({ grant_id: grant.grantId }, env.LOG_LEVEL));
+  await publishGrantEvents(env, db, grant.grantId);
 }
+
+/** Sends the deliveries of the grant events a write outside a request's shard session (the token endpoint's) committed. */
+export const publishGrantEvents = (env: Env, db: Db, grantId: string) =>
+  publishWritten(db, env.WEBHOOK_QUEUE, createLogger({ grant_id: grantId }, env.LOG_LEVEL));
 
 /** The agency's connected apps, newest first (revoked ones too when asked), each with the name of the member who approved it. */
 export const listAgencyGrants = (db: Db, agencyId: string, options: { includeRevoked: boolean }) =>

@@ -1,11 +1,9 @@
-import { createDb, type Db } from "@/db/client";
-import { agencyLocation, shardDatabase } from "@/db/shards";
+import type { Db } from "@/db/client";
+import { agencyDb } from "@/db/shards";
 import type { Env } from "@/env";
 import type { Actor } from "@/lib/audit/audit-log";
 import { notFound } from "@/lib/errors";
-import { createLogger } from "@/lib/logger";
-import { publishWritten } from "@/lib/webhooks/publish";
-import { getAgencyGrant, markGrantRevoked, setGrantMultiplier, type AppGrantRow } from "./app-grants.repository";
+import { getAgencyGrant, markGrantRevoked, publishGrantEvents, setGrantMultiplier, type AppGrantRow } from "./app-grants.repository";
 import { grantGate } from "./gate";
 import { OAUTH_ACCESS_TOKEN_TTL_SECONDS, oauthApi } from "./oauth-server";
 import { oauthTokenParts } from "./tokens";
@@ -61,9 +59,9 @@ const grantRecordExists = async (env: Env, parts: { agencyId: string; grantId: s
 /** The agency's live row of the grant a token or code names, with its database; undefined when there is none. */
 async function liveGrantOf(env: Env, credential: string): Promise<{ db: Db; grant: AppGrantRow } | undefined> {
   const parts = oauthTokenParts(credential);
-  const location = parts ? await agencyLocation(env, parts.agencyId) : undefined;
-  if (!parts || !location) return undefined;
-  const db = createDb(shardDatabase(env, location.shard));
+  const home = parts ? await agencyDb(env, parts.agencyId) : undefined;
+  if (!parts || !home) return undefined;
+  const { db } = home;
   const grant = await getAgencyGrant(db, parts.agencyId, parts.grantId);
   return grant && !grant.revokedAt ? { db, grant } : undefined;
 }
@@ -72,7 +70,7 @@ async function liveGrantOf(env: Env, credential: string): Promise<{ db: Db; gran
 async function endGrant(env: Env, { db, grant }: { db: Db; grant: AppGrantRow }) {
   await grantGate(env, grant.id).revoke();
   await markGrantRevoked(db, grant, { type: "app_grant", grantId: grant.id });
-  await publishWritten(db, env.WEBHOOK_QUEUE, createLogger({ grant_id: grant.id }, env.LOG_LEVEL));
+  await publishGrantEvents(env, db, grant.id);
 }
 
 /**

@@ -2,8 +2,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import { copyTable, countAgencyRows, freezeAgency, purgeAgency, unfreezeAgency } from "@/db/agency-copy";
 import { agencyTables } from "@/db/agency-tables";
 import { agencyDirectory } from "@/db/schema";
-import { createDb } from "@/db/client";
-import { agencyKeyIds, agencyLocation, directoryDb, shardDatabase, unfinishedMoves, type AgencyLocation } from "@/db/shards";
+import { agencyDb, agencyKeyIds, directoryDb, shardDatabase, unfinishedMoves, type AgencyLocation } from "@/db/shards";
 import type { Env } from "@/env";
 import { liveGrantIds } from "@/lib/auth/app-grants.repository";
 import { invalidateGrant, invalidateKey } from "@/lib/auth/gate";
@@ -42,11 +41,8 @@ export interface MoveReport {
  * the directory again. False when a gate could not be told (it then learns within its cache's minute).
  */
 async function invalidateAgencyKeys(env: Env, agencyId: string): Promise<boolean> {
-  const home = await agencyLocation(env, agencyId);
-  const [keyIds, grantIds] = await Promise.all([
-    agencyKeyIds(env, agencyId),
-    home ? liveGrantIds(createDb(shardDatabase(env, home.shard)), agencyId) : Promise.resolve([]),
-  ]);
+  const home = await agencyDb(env, agencyId);
+  const [keyIds, grantIds] = await Promise.all([agencyKeyIds(env, agencyId), home ? liveGrantIds(home.db, agencyId) : Promise.resolve([])]);
   const results = await Promise.allSettled([...keyIds.map((id) => invalidateKey(env, id)), ...grantIds.map((id) => invalidateGrant(env, id))]);
   return results.every((r) => r.status === "fulfilled");
 }
