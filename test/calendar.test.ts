@@ -5,7 +5,7 @@ import { DateTime } from "luxon";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { app } from "@/app";
 import { datesBetween, nextDate } from "@/lib/local-dates";
-import { availableDates, publicSlot, slotStartingAt, slotsOnDate, type WorkingHours } from "@/routes/calendar/slots";
+import { availableDates, publicSlot, slotStartingAt, slotsOnDate, type WorkingHours } from "@/domain/calendar/slots";
 import { api, BASE, expectError } from "./helpers/http";
 import { createAgency, createKey, createMember, createPathRecord, setupAgency } from "./helpers/factories";
 import {

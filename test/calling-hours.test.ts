@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { simulatedDuration, simulatedProvider, VOICEMAIL_MESSAGE_SECONDS } from "@/jobs/providers/simulated";
-import type { DialRequest } from "@/jobs/providers/types";
+import { simulatedDuration, simulatedProvider, VOICEMAIL_MESSAGE_SECONDS } from "@/integrations/simulators/voice";
+import type { DialRequest } from "@/domain/voice-ai/voice-provider";
 import { admin, api, expectError } from "./helpers/http";
 import { restoreClock, setClock } from "./helpers/clock";
 import {

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { listContactsQueries, type ContactFilters } from "@/routes/contacts/contacts.repository";
+import { listContactsQueries, type ContactFilters } from "@/domain/contacts/contacts.repository";
 import { api } from "./helpers/http";
 import { measuredGet } from "./helpers/rows-read";
 import { setupAgency } from "./helpers/factories";

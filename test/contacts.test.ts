@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_LISTED_SOURCES, MAX_LISTED_TAGS, MAX_TAGS } from "@/routes/contacts/contacts.schemas";
+import { MAX_LISTED_SOURCES, MAX_LISTED_TAGS, MAX_TAGS } from "@/domain/contacts/contacts.rules";
 import { api, expectError } from "./helpers/http";
 import { createPathRecord, setupAgency } from "./helpers/factories";
 import { expectScopeRequired } from "./helpers/route-checks";

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { simulatedProvider } from "@/jobs/providers/simulated";
-import { ProviderError } from "@/jobs/providers/types";
-import { SIMULATED_UNDELIVERABLE, simulatedSmsProvider } from "@/routes/messages/providers/sms-provider";
+import { simulatedProvider } from "@/integrations/simulators/voice";
+import { ProviderError } from "@/domain/voice-ai/voice-provider";
+import { SIMULATED_UNDELIVERABLE, simulatedSmsProvider } from "@/domain/messages/sms-provider";
 import { eventMessages } from "@/routes/events/events.schemas";
 import { admin, api, expectError, type ApiResponse } from "./helpers/http";
 import { createAgency, createKey, createMember, setupAgency } from "./helpers/factories";

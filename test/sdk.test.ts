@@ -16,7 +16,7 @@ import {
 import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { messages } from "@/lib/errors";
-import { contactMessages } from "@/routes/contacts/contacts.schemas";
+import { contactMessages } from "@/domain/contacts/contacts.rules";
 import { advanceClock, restoreClock, setClock } from "./helpers/clock";
 import { createAgency, createKey, setupAgency } from "./helpers/factories";
 import { api, BASE } from "./helpers/http";

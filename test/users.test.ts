@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createDb } from "@/db/client";
 import { ApiError } from "@/lib/errors";
-import { resolveTeamMember } from "@/lib/team-member";
+import { resolveTeamMember } from "@/domain/users/team-member";
 import { api, expectError } from "./helpers/http";
 import { createMember, setupAgency } from "./helpers/factories";
 import { expectScopeRequired } from "./helpers/route-checks";

@@ -2,10 +2,10 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createDb } from "@/db/client";
 import { MAX_CALL_SUMMARY_LENGTH, MAX_ENDED_REASON_LENGTH } from "@/lib/queues/call-message";
 import { queueDelayFor, sendDials } from "@/lib/queues/enqueue-calls";
-import { simulatedDuration, simulatedProvider } from "@/jobs/providers/simulated";
-import { ProviderError, type DialRequest, type PollRequest } from "@/jobs/providers/types";
-import { createVapiProvider } from "@/jobs/providers/vapi";
-import { callDebitStatements } from "@/routes/voice-ai/wallet.repository";
+import { simulatedDuration, simulatedProvider } from "@/integrations/simulators/voice";
+import { ProviderError, type DialRequest, type PollRequest } from "@/domain/voice-ai/voice-provider";
+import { createVapiProvider } from "@/integrations/vapi/voice-client";
+import { callDebitStatements } from "@/domain/voice-ai/wallet.repository";
 import { api } from "./helpers/http";
 import {
   apiWithEnv,

@@ -7,7 +7,7 @@ import { uuidParam } from "@/lib/ids";
 import { errorResponses } from "@/lib/openapi";
 import { adminAuth } from "./admin-auth";
 import { useShard } from "@/middleware/shard-session";
-import { getAgency } from "./agencies.repository";
+import { getAgency } from "@/domain/agencies/agencies.repository";
 
 /** Security scheme name; admin.index.ts registers it, so every operator route must use this constant. */
 export const ADMIN_BEARER = "adminBearer";

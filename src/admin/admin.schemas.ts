@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { keyMessages, mayNeverExpire } from "@/lib/auth/key-operations";
+import { keyMessages, mayNeverExpire } from "@/domain/auth/key-operations";
 import { grantedScopeValues } from "@/lib/auth/scopes";
 import { memberRoles, pathEventTypes, shardRegions } from "@/db/schema";
 import { isIanaTimezone } from "@/lib/time";

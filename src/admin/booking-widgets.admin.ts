@@ -3,9 +3,9 @@ import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-router";
 import { uuidField } from "@/lib/ids";
 import { jsonBody } from "@/lib/openapi";
-import { resolveTeamMember } from "@/lib/team-member";
+import { resolveTeamMember } from "@/domain/users/team-member";
 import { BookingWidget } from "@/routes/booking-widgets/booking-widgets.schemas";
-import { createBookingWidget, toPublicBookingWidget } from "@/routes/booking-widgets/booking-widgets.repository";
+import { createBookingWidget, toPublicBookingWidget } from "@/domain/booking-widgets/booking-widgets.repository";
 import { ERRORS_WITHOUT_CONFLICT, adminJson, adminRoute, agencyParams, requireAgency } from "./admin-route";
 
 const DURATION_MESSAGE = "duration_minutes must be a whole number from 5 to 240";

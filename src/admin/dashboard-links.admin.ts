@@ -3,7 +3,7 @@ import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-router";
 import { uuidParam } from "@/lib/ids";
 import { recordLocation } from "@/db/shards";
-import { issueSignInLink, signInMessages } from "@/lib/auth/sign-in-links";
+import { issueSignInLink, signInMessages } from "@/domain/auth/sign-in-links";
 import { notFound } from "@/lib/errors";
 import { useShard } from "@/middleware/shard-session";
 import { adminJson, adminRoute } from "./admin-route";

@@ -1,7 +1,7 @@
 import { z, type RouteHandler } from "@hono/zod-openapi";
-import { listAgencyGrants, toPublicGrant } from "@/lib/auth/app-grants.repository";
-import { requireGrant, revokeGrant, setGrantRateLimit } from "@/lib/auth/grant-operations";
-import { OPERATOR } from "@/lib/audit/audit-log";
+import { listAgencyGrants, toPublicGrant } from "@/domain/auth/app-grants.repository";
+import { requireGrant, revokeGrant, setGrantRateLimit } from "@/domain/auth/grant-operations";
+import { OPERATOR } from "@/domain/audit/audit-log";
 import { GRANT_ID_PATTERN } from "@/lib/auth/tokens";
 import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-router";

@@ -2,7 +2,7 @@ import { z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-router";
 import { jsonBody } from "@/lib/openapi";
-import { createLeadOrder, toPublicLeadOrder } from "@/routes/lead-orders/lead-orders.repository";
+import { createLeadOrder, toPublicLeadOrder } from "@/domain/lead-orders/lead-orders.repository";
 import { LeadOrder, dailyMaxField, orderNameField, statesField } from "@/routes/lead-orders/lead-orders.schemas";
 import { ERRORS_WITHOUT_CONFLICT, adminJson, adminRoute, agencyParams, requireAgency } from "./admin-route";
 

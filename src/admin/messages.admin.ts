@@ -3,8 +3,8 @@ import { createRouter } from "@/lib/create-router";
 import type { AppBindings } from "@/lib/context";
 import { badRequest } from "@/lib/errors";
 import { jsonBody } from "@/lib/openapi";
-import { getLiveContact } from "@/routes/contacts/contacts.repository";
-import * as messages from "@/routes/messages/messages.repository";
+import { getLiveContact } from "@/domain/contacts/contacts.repository";
+import * as messages from "@/domain/messages/messages.repository";
 import { AdminCreateMessageBody, Message, messageMessages } from "@/routes/messages/messages.schemas";
 import { adminJson, adminRoute, agencyParams, requireAgency } from "./admin-route";
 

@@ -2,16 +2,16 @@ import { z, type RouteHandler } from "@hono/zod-openapi";
 import { getShard, saveShard, shardBinding } from "@/db/shards";
 import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-router";
-import { assignSmsNumber, smsNumberOf } from "@/lib/sms-numbers";
+import { assignSmsNumber, smsNumberOf } from "@/domain/messages/sms-numbers";
 import { badRequest, conflict, notFound } from "@/lib/errors";
 import { phoneField } from "@/lib/phone";
 import { jsonBody } from "@/lib/openapi";
-import { moveAgency } from "@/lib/shards/move-agency";
-import { describeShards, requireShard, type ShardView } from "@/lib/shards/placement";
+import { moveAgency } from "@/domain/agencies/move-agency";
+import { describeShards, requireShard, type ShardView } from "@/domain/agencies/placement";
 import { nowIso } from "@/lib/time";
 import { adminJson, adminRoute, agencyParams, requireAgency } from "./admin-route";
 import { Agency, ShardRegion, shardName } from "./admin.schemas";
-import { toPublicAgency } from "./agencies.repository";
+import { toPublicAgency } from "@/domain/agencies/agencies.repository";
 
 const success = z.literal(true);
 

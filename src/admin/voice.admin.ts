@@ -3,8 +3,8 @@ import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-router";
 import { jsonBody } from "@/lib/openapi";
 import { phoneField } from "@/lib/phone";
-import { createAgent, type AgentWithNumbers } from "@/routes/voice-ai/agents.repository";
-import { creditWallet, toPublicWallet } from "@/routes/voice-ai/wallet.repository";
+import { createAgent, type AgentWithNumbers } from "@/domain/voice-ai/agents.repository";
+import { creditWallet, toPublicWallet } from "@/domain/voice-ai/wallet.repository";
 import { adminJson, adminRoute, agencyParams, requireAgency } from "./admin-route";
 
 /**

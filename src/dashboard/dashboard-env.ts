@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { Env } from "@/env";
-import type { Actor } from "@/lib/audit/audit-log";
+import type { Actor } from "@/domain/audit/audit-log";
 import type { AppBindings } from "@/lib/context";
 import type { DashboardSession } from "./auth/sessions";
 import type { FormFields } from "./http/form";

@@ -1,4 +1,4 @@
-import { OAUTH_PATHS } from "@/lib/auth/oauth-server";
+import { OAUTH_PATHS } from "@/domain/auth/oauth-server";
 
 /** Every dashboard URL, in one place: pages link to each other through these. */
 export const DASHBOARD = "/dashboard";

@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { agencyLocation, recordLocation, shardDatabase } from "@/db/shards";
 import type { Env } from "@/env";
-import { authorizationServer } from "@/lib/auth/oauth-server";
+import { authorizationServer } from "@/domain/auth/oauth-server";
 import type {
   AccessGateApi,
   Admission,

@@ -1,10 +1,10 @@
 import { AgencyDatabases } from "@/db/shards";
 import type { Env } from "@/env";
 import { createLogger } from "@/lib/logger";
-import { publishWritten } from "@/lib/webhooks/publish";
+import { publishWritten } from "@/domain/webhooks/publish";
 import { CALL_DLQ_NAME, retryDelaySeconds, type CallMessage } from "@/lib/queues/call-message";
 import { dialCall, failUndialed, pollCall, type DispatchDeps, type DispatchResult } from "./dispatch";
-import { providerFor, type VoiceProvider } from "./providers";
+import { providerFor, type VoiceProvider } from "@/integrations/voice-providers";
 
 const isCallMessage = (body: unknown): body is CallMessage =>
   typeof body === "object" &&

@@ -4,11 +4,11 @@ import type { Db } from "@/db/client";
 import { agencies, voiceAgents, voiceCalls, voicePhoneNumbers } from "@/db/schema";
 import { openingAtOrAfter } from "@/lib/calling-window";
 import type { Logger } from "@/lib/logger";
-import { agencySettingsQuery, callingWindowOf, effectiveSettings, type AgencySettings } from "@/routes/settings/settings.repository";
-import { DEFAULT_SETTINGS } from "@/routes/settings/settings.schemas";
-import type { VoiceAgentRow, VoicePhoneNumberRow } from "@/routes/voice-ai/agents.repository";
-import { callCostCents, callDebitStatements, DEFAULT_RATE_PER_MINUTE_CENTS, getWallet } from "@/routes/voice-ai/wallet.repository";
-import { callEvent, changeCall, type VoiceCallRow } from "@/routes/voice-ai/calls.repository";
+import { agencySettingsQuery, callingWindowOf, effectiveSettings, type AgencySettings } from "@/domain/settings/settings.repository";
+import { DEFAULT_SETTINGS } from "@/domain/settings/settings.model";
+import type { VoiceAgentRow, VoicePhoneNumberRow } from "@/domain/voice-ai/agents.repository";
+import { callCostCents, callDebitStatements, DEFAULT_RATE_PER_MINUTE_CENTS, getWallet } from "@/domain/voice-ai/wallet.repository";
+import { callEvent, changeCall, type VoiceCallRow } from "@/domain/voice-ai/calls.repository";
 import {
   endedReasons,
   MAX_CALL_DURATION_SECONDS,
@@ -20,7 +20,7 @@ import {
   type CallMessage,
 } from "@/lib/queues/call-message";
 import { sendPoll } from "@/lib/queues/enqueue-calls";
-import { ProviderError, type CallOutcome, type DialRequest, type ProviderCallState, type VoiceProvider } from "./providers/types";
+import { ProviderError, type CallOutcome, type DialRequest, type ProviderCallState, type VoiceProvider } from "@/domain/voice-ai/voice-provider";
 import { commit } from "@/db/outbox";
 
 /** What the consumer does with the message afterwards. */

@@ -6,11 +6,11 @@ import { listShards, shardBinding, shardDatabase } from "@/db/shards";
 import type { Env } from "@/env";
 import { createLogger } from "@/lib/logger";
 import { meteredEnv } from "@/lib/metered-env";
-import { recoverMoves } from "@/lib/shards/move-agency";
+import { recoverMoves } from "@/domain/agencies/move-agency";
 import { isoAt } from "@/lib/time";
 import { sendInBatches } from "@/lib/queues/send-in-batches";
 import { sweepCalls } from "./sweep";
-import { publishWritten } from "@/lib/webhooks/publish";
+import { publishWritten } from "@/domain/webhooks/publish";
 import { sweepWebhooks } from "./webhooks/sweep";
 import type { SweepMessage } from "@/lib/queues/sweep-message";
 

@@ -3,7 +3,7 @@ import { isoAt } from "@/lib/time";
 import type { Db } from "@/db/client";
 import { notFrozen } from "@/db/agency-copy";
 import { voiceCalls } from "@/db/schema";
-import { changeCalls, type CallChange } from "@/routes/voice-ai/calls.repository";
+import { changeCalls, type CallChange } from "@/domain/voice-ai/calls.repository";
 import {
   CRON_LOOKAHEAD_SECONDS,
   DISPATCH_TIMEOUT_SECONDS,

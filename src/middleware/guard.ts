@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { Admission } from "@/lib/auth/gate-protocol";
 import { grantGate, keyGate } from "@/lib/auth/gate";
-import { bearerChallenge, issuerOf, resourcesOf, type ResourceName } from "@/lib/auth/oauth-server";
+import { bearerChallenge, issuerOf, resourcesOf, type ResourceName } from "@/domain/auth/oauth-server";
 import type { Scope } from "@/lib/auth/scopes";
 import { bearerToken, credentialOf, hashToken, type Credential } from "@/lib/auth/tokens";
 import type { AppBindings } from "@/lib/context";

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { badRequest } from "@/lib/errors";
-import { publishWritten } from "@/lib/webhooks/publish";
+import { publishWritten } from "@/domain/webhooks/publish";
 import { isMcpToolRequest } from "@/lib/auth/mcp-tool-requests";
 import type { AppBindings } from "@/lib/context";
 import { createLogger } from "@/lib/logger";

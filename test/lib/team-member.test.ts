@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "@/db/client";
 import { ApiError } from "@/lib/errors";
-import { resolveTeamMember, TEAM_MEMBER_ALIASES } from "@/lib/team-member";
+import { resolveTeamMember, TEAM_MEMBER_ALIASES } from "@/domain/users/team-member";
 import { createAgency, createMember } from "../helpers/factories";
 import { dbOf } from "../helpers/shards";
 

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { LINK_TTL_MS } from "@/lib/auth/sign-in-links";
+import { LINK_TTL_MS } from "@/domain/auth/sign-in-links";
 import { paths } from "../paths";
 
 /**

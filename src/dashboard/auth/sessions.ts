@@ -3,10 +3,10 @@ import type { Db } from "@/db/client";
 import { agencyLocation } from "@/db/shards";
 import { agencies, dashboardSessions, memberRoles, members } from "@/db/schema";
 import type { Env } from "@/env";
-import { auditStatement } from "@/lib/audit/audit-log";
+import { auditStatement } from "@/domain/audit/audit-log";
 import { AGENCY_SECRET_SHAPE, agencyIdOfSecret, hashToken } from "@/lib/auth/tokens";
 import { nowIso } from "@/lib/time";
-import { DASHBOARD_ROLES } from "@/lib/auth/sign-in-links";
+import { DASHBOARD_ROLES } from "@/domain/auth/sign-in-links";
 import { commit } from "@/db/outbox";
 
 /**

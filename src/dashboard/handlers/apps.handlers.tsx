@@ -1,6 +1,6 @@
 import type { Context } from "hono";
-import { listAgencyGrants } from "@/lib/auth/app-grants.repository";
-import { requireGrant, revokeGrant } from "@/lib/auth/grant-operations";
+import { listAgencyGrants } from "@/domain/auth/app-grants.repository";
+import { requireGrant, revokeGrant } from "@/domain/auth/grant-operations";
 import { GRANT_ID_PATTERN } from "@/lib/auth/tokens";
 import { notFound } from "@/lib/errors";
 import { memberActor, type DashboardBindings } from "../dashboard-env";

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { AUDIT_PAGE_SIZE, listAuditEntries } from "@/lib/audit/audit-log";
+import { AUDIT_PAGE_SIZE, listAuditEntries } from "@/domain/audit/audit-log";
 import type { DashboardBindings } from "../dashboard-env";
 import { render } from "../http/render";
 import { AuditPage } from "../pages/audit-page";

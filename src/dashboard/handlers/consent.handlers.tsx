@@ -1,8 +1,8 @@
 import { AuthorizationError, authorizationErrorRedirect, CimdFetchError, type AuthRequest, type ConsentDescription } from "@cloudflare/workers-oauth-provider";
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
-import { MAX_CLIENT_ID_LENGTH, MAX_CLIENT_NAME_LENGTH, type GrantProps } from "@/lib/auth/app-grants.repository";
-import { issuerOf, oauthApi, resourcesOf } from "@/lib/auth/oauth-server";
+import { MAX_CLIENT_ID_LENGTH, MAX_CLIENT_NAME_LENGTH, type GrantProps } from "@/domain/auth/app-grants.repository";
+import { issuerOf, oauthApi, resourcesOf } from "@/domain/auth/oauth-server";
 import { scopesToGrant } from "@/lib/auth/oauth-scopes";
 import type { Scope } from "@/lib/auth/scopes";
 import { OAUTH_AUTHORIZE_RATE_LIMIT } from "@/lib/rate-limits";

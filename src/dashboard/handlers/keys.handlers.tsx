@@ -1,8 +1,8 @@
 import type { Context } from "hono";
 import { CreateKeyBody, UpdateKeyBody } from "@/admin/admin.schemas";
-import * as keys from "@/lib/auth/api-keys.repository";
-import type { ApiKeyRow } from "@/lib/auth/api-keys.repository";
-import * as keyOps from "@/lib/auth/key-operations";
+import * as keys from "@/domain/auth/api-keys.repository";
+import type { ApiKeyRow } from "@/domain/auth/api-keys.repository";
+import * as keyOps from "@/domain/auth/key-operations";
 import { badRequest } from "@/lib/errors";
 import { nowIso } from "@/lib/time";
 import { memberActor, type DashboardBindings } from "../dashboard-env";

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { openSignInLink, SESSION_TTL_MS } from "@/lib/auth/sign-in-links";
+import { openSignInLink, SESSION_TTL_MS } from "@/domain/auth/sign-in-links";
 import { createDb } from "@/db/client";
 import { agencyLocation, shardDatabase } from "@/db/shards";
 import { agencyIdOfSecret } from "@/lib/auth/tokens";

@@ -1,7 +1,8 @@
 import type { Context } from "hono";
-import * as ops from "@/routes/webhook-endpoints/webhook-endpoint-operations";
-import { listAttempts, listEndpoints } from "@/routes/webhook-endpoints/webhook-endpoints.repository";
-import { CreateEndpointBody, MAX_ENDPOINTS_PER_AGENCY } from "@/routes/webhook-endpoints/webhook-endpoints.schemas";
+import * as ops from "@/domain/webhook-endpoints/webhook-endpoint-operations";
+import { listAttempts, listEndpoints } from "@/domain/webhook-endpoints/webhook-endpoints.repository";
+import { CreateEndpointBody } from "@/routes/webhook-endpoints/webhook-endpoints.schemas";
+import { MAX_ENDPOINTS_PER_AGENCY } from "@/domain/webhook-endpoints/webhook-endpoints.rules";
 import { memberActor, type DashboardBindings } from "../dashboard-env";
 import { listField, parseWith, textField } from "../http/form";
 import { render } from "../http/render";

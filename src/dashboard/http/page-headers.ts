@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { SIGN_IN_PATH } from "@/lib/auth/sign-in-links";
+import { SIGN_IN_PATH } from "@/domain/auth/sign-in-links";
 import type { DashboardBindings } from "../dashboard-env";
 
 /**

@@ -1,4 +1,4 @@
-import type { AppGrantRow, ListedGrant } from "@/lib/auth/app-grants.repository";
+import type { AppGrantRow, ListedGrant } from "@/domain/auth/app-grants.repository";
 import type { DashboardSession } from "../auth/sessions";
 import { paths } from "../paths";
 import { ConfirmForm, Instant, Notice, RecordTable } from "./components";

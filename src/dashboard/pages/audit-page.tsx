@@ -1,4 +1,4 @@
-import type { AuditListRow } from "@/lib/audit/audit-log";
+import type { AuditListRow } from "@/domain/audit/audit-log";
 import type { DashboardSession } from "../auth/sessions";
 import { paths } from "../paths";
 import { Instant, RecordTable } from "./components";

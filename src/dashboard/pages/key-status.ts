@@ -1,4 +1,4 @@
-import type { ApiKeyRow } from "@/lib/auth/api-keys.repository";
+import type { ApiKeyRow } from "@/domain/auth/api-keys.repository";
 
 export type KeyStatus = "active" | "revoked" | "expired";
 

@@ -1,4 +1,4 @@
-import type { ApiKeyRow } from "@/lib/auth/api-keys.repository";
+import type { ApiKeyRow } from "@/domain/auth/api-keys.repository";
 import type { DashboardSession } from "../auth/sessions";
 import { paths } from "../paths";
 import { CsrfField, ErrorMessage, Instant, Notice, RecordTable } from "./components";

@@ -1,5 +1,5 @@
-import type { WebhookEndpointRow } from "@/routes/webhook-endpoints/webhook-endpoints.repository";
-import { subscribableTypes } from "@/routes/webhook-endpoints/webhook-endpoints.schemas";
+import type { WebhookEndpointRow } from "@/domain/webhook-endpoints/webhook-endpoints.repository";
+import { subscribableTypes } from "@/domain/webhook-endpoints/webhook-endpoints.rules";
 import type { webhookAttempts } from "@/db/schema";
 import type { DashboardSession } from "../auth/sessions";
 import { paths } from "../paths";

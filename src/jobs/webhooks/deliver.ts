@@ -4,9 +4,9 @@ import type { Db } from "@/db/client";
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/db/schema";
 import type { Logger } from "@/lib/logger";
 import { newId } from "@/lib/ids";
-import { toPublicEvent } from "@/routes/events/events.repository";
+import { toPublicEvent } from "@/domain/events/events.repository";
 import { signatureHeader } from "@/lib/webhooks/signature";
-import { sendDeliveries } from "@/lib/webhooks/publish";
+import { sendDeliveries } from "@/domain/webhooks/publish";
 import {
   ATTEMPT_LEASE_SECONDS,
   DELIVERY_TIMEOUT_MS,

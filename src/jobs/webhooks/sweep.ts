@@ -3,7 +3,7 @@ import { isoAt } from "@/lib/time";
 import type { Db } from "@/db/client";
 import { notFrozen } from "@/db/agency-copy";
 import { events, webhookAttempts, webhookDeliveries } from "@/db/schema";
-import { sendDeliveries } from "@/lib/webhooks/publish";
+import { sendDeliveries } from "@/domain/webhooks/publish";
 import { EVENT_RETENTION_MS, MAX_ATTEMPTS, RESEND_AFTER_SECONDS, WEBHOOK_SWEEP_LIMIT, type WebhookMessage } from "@/lib/webhooks/webhook-message";
 import { commit } from "@/db/outbox";
 

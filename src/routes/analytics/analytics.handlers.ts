@@ -2,11 +2,11 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { localRangeToUtc } from "@/lib/date-range";
 import { badRequest } from "@/lib/errors";
-import { UNKNOWN_PATH_MESSAGE } from "@/routes/paths/path-lookup";
-import type { Step } from "@/routes/paths/paths.schemas";
-import * as repo from "./analytics.repository";
+import { UNKNOWN_PATH_MESSAGE } from "@/domain/paths/path-lookup";
+import type { Step } from "@/domain/paths/paths.model";
+import * as repo from "@/domain/analytics/analytics.repository";
 import type * as routes from "./analytics.routes";
-import { buildPathReport } from "./path-report";
+import { buildPathReport } from "@/domain/analytics/path-report";
 
 type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], AppBindings>;
 

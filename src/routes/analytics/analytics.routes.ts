@@ -1,7 +1,8 @@
 import { messages } from "@/lib/errors";
 import { jsonContent } from "@/lib/openapi";
 import { partnerRoute } from "@/routes/partner-route";
-import { MAX_OTHER_STEP_KEYS, MAX_REPORT_PATHS, PathAnalyticsResponse, PathReportQuery } from "./analytics.schemas";
+import { MAX_OTHER_STEP_KEYS, MAX_REPORT_PATHS } from "@/domain/analytics/path-report";
+import { PathAnalyticsResponse, PathReportQuery } from "./analytics.schemas";
 
 export const getPathAnalytics = partnerRoute({
   method: "get",

@@ -3,15 +3,10 @@ import { pathStatuses } from "@/db/schema";
 import { MAX_TIMEZONE_LENGTH, countInt, dateString, instantString, uuidString } from "@/lib/bounded";
 import { dateRangeQuery } from "@/lib/date-range";
 import { uuidField } from "@/lib/ids";
-import { MAX_NAME_LENGTH as MAX_PATH_NAME_LENGTH, MAX_STEPS, MAX_TITLE_LENGTH, stepTypes } from "@/routes/paths/paths.schemas";
+import { MAX_NAME_LENGTH as MAX_PATH_NAME_LENGTH, MAX_STEPS, MAX_TITLE_LENGTH } from "@/routes/paths/paths.schemas";
+import { stepTypes } from "@/domain/paths/paths.model";
+import { MAX_OTHER_STEP_KEYS, MAX_REPORT_PATHS } from "@/domain/analytics/path-report";
 
-/**
- * A report lists at most this many paths (the newest), so it stays one bounded response however
- * many paths an agency keeps; `totals` still counts them all, and `path_uuid` reports any one.
- */
-export const MAX_REPORT_PATHS = 100;
-/** Per path, at most this many step keys that are no longer in its draft (alphabetically first). */
-export const MAX_OTHER_STEP_KEYS = 50;
 /**
  * A step key in the report: a draft's step key (64 characters at most) or the `step` of a path
  * event, which the operator API (src/admin/admin.schemas.ts) takes up to 100 characters.

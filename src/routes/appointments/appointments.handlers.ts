@@ -2,12 +2,12 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { badRequest, conflict, notFound } from "@/lib/errors";
 import { localRangeToUtc } from "@/lib/date-range";
-import { requestedTeamMember, TEAM_MEMBER_NOT_FOUND } from "@/lib/team-member";
-import { calendarMessages } from "@/routes/calendar/calendar.messages";
-import { readHours, toWorkingHours } from "@/routes/calendar/calendar.repository";
-import { bookableSlot } from "@/routes/calendar/slots";
+import { requestedTeamMember, TEAM_MEMBER_NOT_FOUND } from "@/domain/users/team-member";
+import { calendarMessages } from "@/domain/calendar/calendar.messages";
+import { readHours, toWorkingHours } from "@/domain/calendar/calendar.repository";
+import { bookableSlot } from "@/domain/calendar/slots";
 import { answeredPage, askedPage } from "@/routes/list-pages";
-import * as repo from "./appointments.repository";
+import * as repo from "@/domain/appointments/appointments.repository";
 import type * as routes from "./appointments.routes";
 import { appointmentMessages } from "./appointments.schemas";
 

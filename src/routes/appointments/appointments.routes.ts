@@ -1,7 +1,7 @@
 import { jsonBody, jsonContent } from "@/lib/openapi";
 import { partnerRoute } from "@/routes/partner-route";
 import { messages } from "@/lib/errors";
-import { bookingRulesText, calendarMessages } from "@/routes/calendar/calendar.messages";
+import { bookingRulesText, calendarMessages } from "@/domain/calendar/calendar.messages";
 import {
   AppointmentListResponse,
   AppointmentParams,

@@ -1,7 +1,7 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { ApiError, messages } from "@/lib/errors";
-import { renewApiKey } from "@/lib/auth/api-keys.repository";
+import { renewApiKey } from "@/domain/auth/api-keys.repository";
 import { keyIdOf } from "@/lib/auth/tokens";
 import { recordLocation } from "@/db/shards";
 import { clientIp } from "@/middleware/rate-limit";

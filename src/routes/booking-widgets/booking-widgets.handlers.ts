@@ -1,7 +1,7 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { answeredPage, askedPage } from "@/routes/list-pages";
-import * as repo from "./booking-widgets.repository";
+import * as repo from "@/domain/booking-widgets/booking-widgets.repository";
 import type * as routes from "./booking-widgets.routes";
 
 type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], AppBindings>;

@@ -3,17 +3,17 @@ import type { Db } from "@/db/client";
 import type { AppBindings } from "@/lib/context";
 import { ApiError, badRequest, conflict, notFound } from "@/lib/errors";
 import { newId } from "@/lib/ids";
-import { requestedTeamMember, TEAM_MEMBER_NOT_FOUND } from "@/lib/team-member";
-import * as appointmentsRepo from "@/routes/appointments/appointments.repository";
-import { getBookingWidget, isActive } from "@/routes/booking-widgets/booking-widgets.repository";
-import * as contactsRepo from "@/routes/contacts/contacts.repository";
-import { assertKnownPath } from "@/routes/paths/path-lookup";
-import { recordPathEvent } from "@/routes/paths/path-events.repository";
-import { calendarMessages } from "./calendar.messages";
-import * as repo from "./calendar.repository";
+import { requestedTeamMember, TEAM_MEMBER_NOT_FOUND } from "@/domain/users/team-member";
+import * as appointmentsRepo from "@/domain/appointments/appointments.repository";
+import { getBookingWidget, isActive } from "@/domain/booking-widgets/booking-widgets.repository";
+import * as contactsRepo from "@/domain/contacts/contacts.repository";
+import { assertKnownPath } from "@/domain/paths/path-lookup";
+import { recordPathEvent } from "@/domain/paths/path-events.repository";
+import { calendarMessages } from "@/domain/calendar/calendar.messages";
+import * as repo from "@/domain/calendar/calendar.repository";
 import type * as routes from "./calendar.routes";
 import { rangesShorterThanSlot, type CreateBookingInput } from "./calendar.schemas";
-import { availableDates, bookableSlot, publicSlot, rangeBoundsInAnyZone } from "./slots";
+import { availableDates, bookableSlot, publicSlot, rangeBoundsInAnyZone } from "@/domain/calendar/slots";
 
 type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], AppBindings>;
 

@@ -1,9 +1,9 @@
 import { jsonBody, jsonContent } from "@/lib/openapi";
 import { partnerRoute } from "@/routes/partner-route";
 import { messages } from "@/lib/errors";
-import { UNKNOWN_PATH_MESSAGE } from "@/routes/paths/path-lookup";
+import { UNKNOWN_PATH_MESSAGE } from "@/domain/paths/path-lookup";
 import { AppointmentResponse } from "@/routes/appointments/appointments.schemas";
-import { bookingRulesText, calendarMessages } from "./calendar.messages";
+import { bookingRulesText, calendarMessages } from "@/domain/calendar/calendar.messages";
 import {
   AvailabilityQuery,
   AvailabilityResponse,

@@ -5,10 +5,10 @@ import { uuidField } from "@/lib/ids";
 import { phoneField } from "@/lib/phone";
 import { isIanaTimezone } from "@/lib/time";
 import { notesField, startAtField, titleField } from "@/routes/appointments/appointments.schemas";
-import { MAX_EMAIL_LENGTH } from "@/routes/contacts/contacts.schemas";
-import { calendarMessages, MAX_DAY_RANGES, MAX_SLOT_MINUTES, MIN_SLOT_MINUTES, WEEKDAY_NAMES } from "./calendar.messages";
+import { MAX_EMAIL_LENGTH } from "@/domain/contacts/contacts.rules";
+import { calendarMessages, MAX_DAY_RANGES, MAX_SLOT_MINUTES, MIN_SLOT_MINUTES, WEEKDAY_NAMES } from "@/domain/calendar/calendar.messages";
 import { minutesOfDay, TIME_OF_DAY_LENGTH } from "@/lib/local-dates";
-import { LOCAL_ISO_LENGTH } from "./slots";
+import { LOCAL_ISO_LENGTH } from "@/domain/calendar/slots";
 import { teamMemberBodyShape, teamMemberQueryShape } from "./team-member.schemas";
 
 const TIME_OF_DAY = /^([01]\d|2[0-3]):[0-5]\d$/;

@@ -1,5 +1,5 @@
 import { uuidField } from "@/lib/ids";
-import type { TEAM_MEMBER_ALIASES } from "@/lib/team-member";
+import type { TEAM_MEMBER_ALIASES } from "@/domain/users/team-member";
 
 type Alias = (typeof TEAM_MEMBER_ALIASES)[number];
 

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { instantString, uuidString } from "@/lib/bounded";
 import { scopes } from "@/lib/auth/scopes";
-import { MAX_CLIENT_ID_LENGTH, MAX_CLIENT_NAME_LENGTH } from "@/lib/auth/app-grants.repository";
+import { MAX_CLIENT_ID_LENGTH, MAX_CLIENT_NAME_LENGTH } from "@/domain/auth/app-grants.repository";
 
 /** A grant's id as the OAuth library writes it (16 characters of base64url). */
 export const GRANT_ID_LENGTH = 16;

@@ -1,14 +1,16 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { conflict, notFound } from "@/lib/errors";
-import { mergeCustomFields, validateCustomFields } from "@/routes/fields/custom-fields";
-import { assertKnownPath } from "@/routes/paths/path-lookup";
+import { mergeCustomFields, validateCustomFields } from "@/domain/fields/custom-fields";
+import { assertKnownPath } from "@/domain/paths/path-lookup";
 import { answeredPage, askedPage } from "@/routes/list-pages";
-import { recordPathEvent } from "@/routes/paths/path-events.repository";
-import { upsertContacts } from "./contacts-bulk";
-import * as repo from "./contacts.repository";
+import { recordPathEvent } from "@/domain/paths/path-events.repository";
+import { upsertContacts, type BulkItem } from "@/domain/contacts/contacts-bulk";
+import { validationError } from "@/lib/validation";
+import * as repo from "@/domain/contacts/contacts.repository";
 import type * as routes from "./contacts.routes";
-import { contactMessages } from "./contacts.schemas";
+import { contactMessages } from "@/domain/contacts/contacts.rules";
+import { BulkContactItem } from "./contacts.schemas";
 
 type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], AppBindings>;
 
@@ -103,6 +105,11 @@ export const restoreContact: Handler<"restoreContact"> = async (c) => {
 };
 
 export const bulkUpsertContacts: Handler<"bulkUpsertContacts"> = async (c) => {
-  const results = await upsertContacts(c.var.db, c.var.caller.agencyId, c.req.valid("json").contacts);
+  // Each item is checked on its own, so one bad item fails only itself.
+  const items = c.req.valid("json").contacts.map((value, index): BulkItem => {
+    const parsed = BulkContactItem.safeParse(value);
+    return parsed.success ? { index, item: parsed.data } : { index, invalid: validationError(parsed.error).message };
+  });
+  const results = await upsertContacts(c.var.db, c.var.caller.agencyId, items);
   return c.json({ success: true as const, results }, 200);
 };

@@ -1,23 +1,9 @@
 import { jsonBody, jsonContent } from "@/lib/openapi";
 import { SYNC_LOOP_TEXT } from "@/lib/pagination";
 import { partnerRoute } from "@/routes/partner-route";
-import { UNKNOWN_PATH_MESSAGE } from "@/routes/paths/path-lookup";
-import {
-  ContactListResponse,
-  ContactParams,
-  ContactResponse,
-  ContactSourcesResponse,
-  ContactTagsResponse,
-  CreateContactBody,
-  ListContactsQuery,
-  MAX_LISTED_SOURCES,
-  MAX_LISTED_TAGS,
-  UpdateContactBody,
-  BulkContactsBody,
-  BulkContactsResponse,
-  MAX_BULK_CONTACTS,
-  contactMessages,
-} from "./contacts.schemas";
+import { UNKNOWN_PATH_MESSAGE } from "@/domain/paths/path-lookup";
+import { ContactListResponse, ContactParams, ContactResponse, ContactSourcesResponse, ContactTagsResponse, CreateContactBody, ListContactsQuery, UpdateContactBody, BulkContactsBody, BulkContactsResponse } from "./contacts.schemas";
+import { MAX_LISTED_SOURCES, MAX_LISTED_TAGS, MAX_BULK_CONTACTS, contactMessages } from "@/domain/contacts/contacts.rules";
 
 const exampleUuid = "5d2f8a10-3c4b-4e7a-9f1d-8c6b5a4e3d21";
 const notFoundExample = {

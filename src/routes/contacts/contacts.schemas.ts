@@ -5,49 +5,7 @@ import { uuidField, uuidParam } from "@/lib/ids";
 import { documentedNullable } from "@/lib/openapi";
 import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
 import { e164String, phoneField } from "@/lib/phone";
-
-export const MAX_TAGS = 50;
-export const MAX_TAG_LENGTH = 50;
-export const MAX_SOURCE_LENGTH = 100;
-export const MAX_NAME_LENGTH = 100;
-/** The longest address SMTP can deliver to (RFC 5321: a 256-octet path less its angle brackets). */
-export const MAX_EMAIL_LENGTH = 254;
-export const MAX_EXTERNAL_ID_LENGTH = 255;
-/**
- * `GET /contacts/tags` and `GET /contacts/sources` list at most this many values, the most used
- * first: enough for any tagging scheme a person reads, and one bounded response however many
- * distinct values an import leaves behind.
- */
-export const MAX_LISTED_TAGS = 1000;
-export const MAX_LISTED_SOURCES = 1000;
-
-/** The values unique among an agency's live contacts, in the order a match looks for them. */
-export const contactKeys = ["external_id", "email", "phone"] as const;
-export type ContactKey = (typeof contactKeys)[number];
-
-/** Contacts in one `POST /contacts/bulk`. */
-export const MAX_BULK_CONTACTS = 100;
-
-export const contactMessages = {
-  notFound: "Contact not found",
-  namesRequired: "first_name and last_name are required",
-  blankName: (name: string) => `${name} cannot be blank`,
-  nameLength: (name: string) => `${name} must be at most ${MAX_NAME_LENGTH} characters`,
-  email: "email must be a valid email address",
-  tagsType: "tags must be an array of strings",
-  tagsTooMany: `tags may contain at most ${MAX_TAGS} tags`,
-  tagLength: `tags must each be 1 to ${MAX_TAG_LENGTH} characters`,
-  source: `source must be 1 to ${MAX_SOURCE_LENGTH} characters`,
-  customFieldsType: "custom_fields must be an object of field keys to values",
-  duplicateEmail: (uuid: string) => `A contact with this email already exists: ${uuid}`,
-  duplicatePhone: (uuid: string) => `A contact with this phone already exists: ${uuid}`,
-  duplicateExternalId: (uuid: string) => `A contact with this external_id already exists: ${uuid}`,
-  externalId: `external_id must be 1 to ${MAX_EXTERNAL_ID_LENGTH} characters`,
-  notDeleted: "Contact is not deleted",
-  bulkSize: `contacts must be an array of 1 to ${MAX_BULK_CONTACTS} contacts`,
-  matchOn: "match_on must be one of: external_id, email, phone",
-  matchOnMissing: (key: ContactKey) => `match_on is ${key}, but the contact has no ${key}`,
-} as const;
+import { MAX_TAGS, MAX_TAG_LENGTH, MAX_SOURCE_LENGTH, MAX_NAME_LENGTH, MAX_EMAIL_LENGTH, MAX_EXTERNAL_ID_LENGTH, MAX_LISTED_TAGS, MAX_LISTED_SOURCES, contactKeys, MAX_BULK_CONTACTS, contactMessages, bulkStatuses } from "@/domain/contacts/contacts.rules";
 
 const exampleUuid = "5d2f8a10-3c4b-4e7a-9f1d-8c6b5a4e3d21";
 const pathExampleUuid = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
@@ -335,8 +293,6 @@ export const BulkContactsBody = z
       ],
     },
   });
-
-export const bulkStatuses = ["created", "updated", "unchanged", "error"] as const;
 
 export const BulkContactResult = z
   .object({

@@ -1,9 +1,9 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { conflict, notFound } from "@/lib/errors";
-import { redeliver } from "@/routes/webhook-endpoints/webhook-endpoints.repository";
+import { redeliver } from "@/domain/webhook-endpoints/webhook-endpoints.repository";
 import { answeredPage, askedPage } from "@/routes/list-pages";
-import * as repo from "./events.repository";
+import * as repo from "@/domain/events/events.repository";
 import type * as routes from "./events.routes";
 import { eventMessages } from "./events.schemas";
 

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { instantString, uuidString } from "@/lib/bounded";
-import { eventTypes, type EventType } from "@/lib/events";
+import { eventTypes, type EventType } from "@/domain/events/events";
 import { uuidParam } from "@/lib/ids";
 import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
 import { Appointment } from "@/routes/appointments/appointments.schemas";
@@ -12,10 +12,10 @@ import { Message } from "@/routes/messages/messages.schemas";
 import { Path } from "@/routes/paths/paths.schemas";
 import { Invite, TeamMember } from "@/routes/users/users.schemas";
 import { VoiceCall } from "@/routes/voice-ai/voice-ai.schemas";
-import { MAX_ENDPOINTS_PER_AGENCY } from "@/routes/webhook-endpoints/webhook-endpoints.schemas";
+import { MAX_ENDPOINTS_PER_AGENCY } from "@/domain/webhook-endpoints/webhook-endpoints.rules";
+import { PING_MESSAGE } from "@/domain/events/event-objects";
 
 /** The text of every `ping` object. */
-export const PING_MESSAGE = "This is a test event sent from the Partner API.";
 
 export const eventMessages = {
   notFound: "Event not found",

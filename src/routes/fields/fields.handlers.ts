@@ -3,9 +3,9 @@ import type { AppBindings } from "@/lib/context";
 import { badRequest, notFound } from "@/lib/errors";
 import { validationHook } from "@/lib/validation";
 import { answeredPage, askedPage } from "@/routes/list-pages";
-import * as repo from "./fields.repository";
+import * as repo from "@/domain/fields/fields.repository";
 import type * as routes from "./fields.routes";
-import { fieldMessages, optionTypes } from "./fields.schemas";
+import { fieldMessages, optionTypes } from "@/domain/fields/fields.rules";
 
 type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], AppBindings>;
 

@@ -1,14 +1,7 @@
 import { jsonBody, jsonContent } from "@/lib/openapi";
 import { partnerRoute } from "@/routes/partner-route";
-import {
-  CreateFieldBody,
-  FieldListResponse,
-  FieldParams,
-  FieldResponse,
-  ListFieldsQuery,
-  UpdateFieldBody,
-  fieldMessages,
-} from "./fields.schemas";
+import { CreateFieldBody, FieldListResponse, FieldParams, FieldResponse, ListFieldsQuery, UpdateFieldBody } from "./fields.schemas";
+import { fieldMessages } from "@/domain/fields/fields.rules";
 
 const notFoundExample = { 404: { description: "No live field with this uuid in your agency.", error: fieldMessages.notFound } };
 

@@ -4,30 +4,8 @@ import { queryBoolean } from "@/lib/query";
 import { fieldTypes } from "@/db/schema";
 import { uuidParam } from "@/lib/ids";
 import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
+import { MAX_KEY_LENGTH, FIELD_KEY_PATTERN, MAX_LABEL_LENGTH, MAX_OPTIONS, MAX_OPTION_LENGTH, optionTypes, fieldMessages } from "@/domain/fields/fields.rules";
 
-export const MAX_KEY_LENGTH = 64;
-export const FIELD_KEY_PATTERN = new RegExp(`^[a-z][a-z0-9_]{0,${MAX_KEY_LENGTH - 1}}$`);
-export const MAX_LABEL_LENGTH = 100;
-export const MAX_OPTIONS = 200;
-export const MAX_OPTION_LENGTH = 100;
-export const optionTypes: readonly string[] = ["select", "multiselect"];
-
-export const fieldMessages = {
-  notFound: "Field not found",
-  keyFormat: `key must start with a lowercase letter and hold only lowercase letters, digits and underscores (at most ${MAX_KEY_LENGTH} characters)`,
-  label: `label must be 1 to ${MAX_LABEL_LENGTH} characters`,
-  type: `type must be one of: ${fieldTypes.join(", ")}`,
-  optionsRequired: "options are required for select and multiselect fields",
-  optionsNotAllowed: "options are only allowed for select and multiselect fields",
-  optionsEmpty: "options must contain at least one value",
-  optionsTooMany: `options may contain at most ${MAX_OPTIONS} values`,
-  optionLength: `options must each be 1 to ${MAX_OPTION_LENGTH} characters`,
-  optionsUnique: "options must not repeat",
-  optionsType: "options must be an array of strings",
-  keyImmutable: "key cannot be changed; archive this field and create a new one",
-  typeImmutable: "type cannot be changed; archive this field and create a new one",
-  duplicateKey: (uuid: string) => `A field with this key already exists: ${uuid}`,
-} as const;
 
 const fieldExample = {
   field_uuid: "8b0e7c52-1d3a-4f6e-9c2b-5a4d3e2f1a0b",

@@ -3,7 +3,7 @@ import type { Db } from "@/db/client";
 import type { AppBindings } from "@/lib/context";
 import { conflict, notFound } from "@/lib/errors";
 import { answeredPage, askedPage } from "@/routes/list-pages";
-import * as repo from "./lead-orders.repository";
+import * as repo from "@/domain/lead-orders/lead-orders.repository";
 import type * as routes from "./lead-orders.routes";
 import { leadOrderMessages } from "./lead-orders.schemas";
 

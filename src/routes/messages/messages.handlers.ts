@@ -1,14 +1,14 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
-import { smsNumberOf } from "@/lib/sms-numbers";
+import { smsNumberOf } from "@/domain/messages/sms-numbers";
 import { ApiError, badRequest, notFound } from "@/lib/errors";
-import { getLiveContact } from "@/routes/contacts/contacts.repository";
+import { getLiveContact } from "@/domain/contacts/contacts.repository";
 import { answeredPage, askedPage } from "@/routes/list-pages";
-import * as repo from "./messages.repository";
+import * as repo from "@/domain/messages/messages.repository";
 import type * as routes from "./messages.routes";
 import { messageMessages } from "./messages.schemas";
-import { smsProviderFor } from "./providers/sms-provider";
-import { sendSms } from "./sms-delivery";
+import { smsProviderFor } from "@/domain/messages/sms-provider";
+import { sendSms } from "@/domain/messages/sms-delivery";
 
 type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], AppBindings>;
 

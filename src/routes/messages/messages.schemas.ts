@@ -4,6 +4,7 @@ import { instantString, uuidString } from "@/lib/bounded";
 import { uuidField, uuidParam } from "@/lib/ids";
 import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
 import { queryBoolean } from "@/lib/query";
+import { MAX_DELIVERY_ERROR_LENGTH } from "@/domain/messages/messages.repository";
 
 export const MAX_SMS_LENGTH = 1600;
 export const MAX_NOTE_LENGTH = 10_000;
@@ -35,9 +36,6 @@ const messageExample = {
   read_at: null,
   created_at: "2026-11-21T14:05:00.000Z",
 };
-
-/** The longest delivery error kept: Twilio's code and message, cut. */
-export const MAX_DELIVERY_ERROR_LENGTH = 500;
 
 export const Message = z
   .object({

@@ -1,8 +1,8 @@
 import { OAuthResourceServer } from "@cloudflare/workers-oauth-provider";
 import type { Context } from "hono";
 import type { Env } from "@/env";
-import { afterCodeExchange, afterTokenRevocation } from "@/lib/auth/grant-operations";
-import { authorizationServer, CODE_REUSED, issuerOf, OAUTH_PATHS, resourcesOf, type ResourceName } from "@/lib/auth/oauth-server";
+import { afterCodeExchange, afterTokenRevocation } from "@/domain/auth/grant-operations";
+import { authorizationServer, CODE_REUSED, issuerOf, OAUTH_PATHS, resourcesOf, type ResourceName } from "@/domain/auth/oauth-server";
 import { oauthTokenParts } from "@/lib/auth/tokens";
 import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-router";

@@ -3,7 +3,7 @@ import { hasAnyScope } from "@/lib/auth/scopes";
 import type { AppBindings } from "@/lib/context";
 import { badRequest, conflict, notFound } from "@/lib/errors";
 import { answeredPage, askedPage } from "@/routes/list-pages";
-import * as repo from "./paths.repository";
+import * as repo from "@/domain/paths/paths.repository";
 import type * as routes from "./paths.routes";
 import { pathMessages } from "./paths.schemas";
 

@@ -4,8 +4,7 @@ import { boundedInt, instantString, MAX_SAFE_INTEGER, uuidString } from "@/lib/b
 import { uuidParam } from "@/lib/ids";
 import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
 
-export const stepTypes = ["question", "form", "booking", "content"] as const;
-export type StepType = (typeof stepTypes)[number];
+import { stepTypes, type Step } from "@/domain/paths/paths.model";
 
 export const MAX_STEPS = 50;
 export const MAX_NAME_LENGTH = 200;
@@ -130,7 +129,7 @@ const StepInput = z
     }
   })
   // The stored shape: description always present (null when not given), options/fields only on their types.
-  .transform((step) => ({
+  .transform((step): Step => ({
     key: step.key,
     type: step.type,
     title: step.title,
@@ -139,7 +138,6 @@ const StepInput = z
     ...(step.type === "form" ? { fields: step.fields } : {}),
   }));
 
-export type Step = z.output<typeof StepInput>;
 
 const stepsField = z
   .array(StepInput, { error: pathMessages.stepsType })

@@ -1,9 +1,9 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { badRequest, notFound } from "@/lib/errors";
-import { rehold } from "@/routes/voice-ai/call-schedule";
-import * as calls from "@/routes/voice-ai/calls.repository";
-import * as repo from "./settings.repository";
+import { rehold } from "@/domain/voice-ai/call-schedule";
+import * as calls from "@/domain/voice-ai/calls.repository";
+import * as repo from "@/domain/settings/settings.repository";
 import type * as routes from "./settings.routes";
 import { settingsMessages } from "./settings.schemas";
 

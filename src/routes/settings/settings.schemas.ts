@@ -1,31 +1,18 @@
 import { z } from "@hono/zod-openapi";
-import { voicemailBehaviors, type VoicemailBehavior } from "@/db/schema";
+import { voicemailBehaviors } from "@/db/schema";
 import { boundedInt, instantString, integerFormat, MAX_TIMEZONE_LENGTH, uuidString } from "@/lib/bounded";
 import { uuidField } from "@/lib/ids";
 import { TIME_OF_DAY_LENGTH } from "@/lib/local-dates";
 import { documentedNullable } from "@/lib/openapi";
 import { ALL_WEEKDAYS } from "@/lib/calling-window";
 import { isIanaTimezone } from "@/lib/time";
-import { MAX_SLOT_MINUTES, MIN_SLOT_MINUTES } from "@/routes/calendar/calendar.messages";
+import { END_HHMM, HHMM, isEnd, limits } from "@/domain/settings/settings.model";
 
 export const MAX_AGENCY_NAME_LENGTH = 200;
-export const limits = {
-  // The calendar's own bounds: a default slot must be a slot `PUT /calendar/hours` could set.
-  defaultSlotMinutes: { min: MIN_SLOT_MINUTES, max: MAX_SLOT_MINUTES },
-  bufferMinutes: { min: 0, max: 240 },
-  minNoticeMinutes: { min: 0, max: 43_200 },
-  maxCallMinutes: { min: 1, max: 60 },
-} as const;
 
 const SUNDAY = 0;
 const SATURDAY = 6;
 
-/** What an agency gets until it changes a setting; applied on every read. */
-export const DEFAULT_SETTINGS = {
-  calling_hours: { start: "09:00", end: "20:00", days: [...ALL_WEEKDAYS] as number[] },
-  booking: { default_slot_minutes: 30, buffer_minutes: 0, min_notice_minutes: 60 },
-  voice: { default_voice_agent_uuid: null as string | null, max_call_minutes: 10, voicemail_behavior: "hang_up" as VoicemailBehavior },
-};
 
 const range = (name: string, { min, max }: { min: number; max: number }) => `${name} must be a whole number from ${min} to ${max}`;
 
@@ -56,10 +43,6 @@ const settingsExample = {
   updated_at: "2026-11-20T14:05:00.000Z",
 };
 
-const HHMM = /^([01]\d|2[0-3]):[0-5]\d$/;
-/** An end of day: any HH:MM but 00:00, or 24:00. */
-const END_HHMM = /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/;
-const isEnd = (value: string) => END_HHMM.test(value) && value !== "00:00";
 
 /** Documents what HHMM and isEnd enforce: `HH:MM`. */
 const timeOfDay = { minLength: TIME_OF_DAY_LENGTH, maxLength: TIME_OF_DAY_LENGTH };
@@ -271,44 +254,3 @@ export const UpdateSettingsBody = z
       voice: { voicemail_behavior: "leave_message" },
     },
   });
-
-export type UpdateSettingsInput = z.infer<typeof UpdateSettingsBody>;
-
-/**
- * The JSON kept in agency_settings.settings: only what the agency changed. Read leniently, key by
- * key, so a value that no longer validates falls back to its default instead of failing the read.
- */
-const stored = <T extends z.ZodType>(schema: T, fallback: z.infer<T>) => schema.optional().catch(undefined).transform((v) => v ?? fallback);
-
-export const StoredSettings = z.object({
-  calling_hours: z
-    .object({
-      start: z.string().regex(HHMM),
-      end: z.string().refine(isEnd),
-      days: z.array(z.number().int().min(0).max(6)).min(1).optional(),
-    })
-    .refine((h) => h.start !== h.end)
-    .optional()
-    .catch(undefined)
-    .transform((v) => (v ? { start: v.start, end: v.end, days: [...new Set(v.days ?? ALL_WEEKDAYS)].sort((a, b) => a - b) } : DEFAULT_SETTINGS.calling_hours)),
-  booking: z
-    .object({
-      default_slot_minutes: stored(
-        z.number().int().min(limits.defaultSlotMinutes.min).max(limits.defaultSlotMinutes.max).multipleOf(5),
-        DEFAULT_SETTINGS.booking.default_slot_minutes,
-      ),
-      buffer_minutes: stored(z.number().int().min(limits.bufferMinutes.min).max(limits.bufferMinutes.max), DEFAULT_SETTINGS.booking.buffer_minutes),
-      min_notice_minutes: stored(
-        z.number().int().min(limits.minNoticeMinutes.min).max(limits.minNoticeMinutes.max),
-        DEFAULT_SETTINGS.booking.min_notice_minutes,
-      ),
-    })
-    .catch({ ...DEFAULT_SETTINGS.booking }),
-  voice: z
-    .object({
-      default_voice_agent_uuid: stored(z.string().nullable(), DEFAULT_SETTINGS.voice.default_voice_agent_uuid),
-      max_call_minutes: stored(z.number().int().min(limits.maxCallMinutes.min).max(limits.maxCallMinutes.max), DEFAULT_SETTINGS.voice.max_call_minutes),
-      voicemail_behavior: stored(z.enum(voicemailBehaviors), DEFAULT_SETTINGS.voice.voicemail_behavior),
-    })
-    .catch({ ...DEFAULT_SETTINGS.voice }),
-});

@@ -2,8 +2,8 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { conflict, notFound } from "@/lib/errors";
 import { answeredPage, askedPage } from "@/routes/list-pages";
-import * as invitesRepo from "./invites.repository";
-import * as membersRepo from "./members.repository";
+import * as invitesRepo from "@/domain/users/invites.repository";
+import * as membersRepo from "@/domain/users/members.repository";
 import type * as routes from "./users.routes";
 import { userMessages } from "./users.schemas";
 

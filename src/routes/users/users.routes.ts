@@ -1,6 +1,6 @@
 import { jsonBody, jsonContent } from "@/lib/openapi";
 import { partnerRoute } from "@/routes/partner-route";
-import { INVITE_TTL_DAYS, duplicateInviteMessage } from "./invites.repository";
+import { INVITE_TTL_DAYS, duplicateInviteMessage } from "@/domain/users/invites.repository";
 import {
   ChangeRoleBody,
   CreateInviteBody,

@@ -3,8 +3,8 @@ import { inviteStatuses, memberRoles } from "@/db/schema";
 import { instantString, uuidString } from "@/lib/bounded";
 import { uuidParam } from "@/lib/ids";
 import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
-import { MAX_EMAIL_LENGTH } from "@/routes/contacts/contacts.schemas";
-import { INVITE_TTL_DAYS } from "./invites.repository";
+import { MAX_EMAIL_LENGTH } from "@/domain/contacts/contacts.rules";
+import { INVITE_TTL_DAYS } from "@/domain/users/invites.repository";
 
 /** Members are added only by the operator API (src/admin/admin.schemas.ts): this repeats its name limit. */
 export const MAX_MEMBER_NAME_LENGTH = 200;

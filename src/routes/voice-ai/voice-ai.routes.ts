@@ -1,20 +1,9 @@
 import { jsonBody, jsonContent } from "@/lib/openapi";
 import { partnerRoute } from "@/routes/partner-route";
 import { MAX_DIAL_ATTEMPTS, MAX_QUEUE_DELAY_SECONDS } from "@/lib/queues/call-message";
-import { MAX_NAME_LENGTH } from "@/routes/contacts/contacts.schemas";
-import {
-  AgentParams,
-  CallParams,
-  CreateCallBody,
-  ListAgentsQuery,
-  ListCallsQuery,
-  VoiceAgentListResponse,
-  VoiceAgentResponse,
-  VoiceCallListResponse,
-  VoiceCallResponse,
-  VoiceWalletResponse,
-  voiceMessages,
-} from "./voice-ai.schemas";
+import { MAX_NAME_LENGTH } from "@/domain/contacts/contacts.rules";
+import { AgentParams, CallParams, CreateCallBody, ListAgentsQuery, ListCallsQuery, VoiceAgentListResponse, VoiceAgentResponse, VoiceCallListResponse, VoiceCallResponse, VoiceWalletResponse } from "./voice-ai.schemas";
+import { voiceMessages } from "@/domain/voice-ai/voice-ai.rules";
 
 const TAG = "Voice AI";
 const callNotFound = { 404: { description: "No call with this uuid in your agency.", error: voiceMessages.callNotFound } };

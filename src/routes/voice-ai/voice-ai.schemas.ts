@@ -8,9 +8,9 @@ import { e164String, phoneField } from "@/lib/phone";
 import { MAX_DATETIME_INPUT_LENGTH } from "@/lib/zoned-time";
 import { MAX_CALL_DURATION_SECONDS, MAX_CALL_SUMMARY_LENGTH, MAX_ENDED_REASON_LENGTH, MAX_QUEUE_DELAY_SECONDS } from "@/lib/queues/call-message";
 import { MAX_CONTACT_FULL_NAME_LENGTH } from "@/routes/appointments/appointments.schemas";
-import { MAX_NAME_LENGTH } from "@/routes/contacts/contacts.schemas";
+import { MAX_NAME_LENGTH } from "@/domain/contacts/contacts.rules";
+import { voiceMessages } from "@/domain/voice-ai/voice-ai.rules";
 
-export const MAX_SCHEDULE_DAYS = 365;
 export const MAX_CONTACT_NAME_LENGTH = 200;
 /** A call's `contact_name`: the one sent, or the contact's full name. */
 const MAX_CALL_CONTACT_NAME_LENGTH = Math.max(MAX_CONTACT_NAME_LENGTH, MAX_CONTACT_FULL_NAME_LENGTH);
@@ -19,31 +19,6 @@ const MAX_CALL_CONTACT_NAME_LENGTH = Math.max(MAX_CONTACT_NAME_LENGTH, MAX_CONTA
 const MAX_AGENT_NAME_LENGTH = 100;
 const MAX_AGENT_PHONE_NUMBERS = 10;
 
-export const voiceMessages = {
-  agentNotFound: "Voice agent not found",
-  callNotFound: "Call not found",
-  delay: `delay_seconds must be an integer from 0 to ${MAX_QUEUE_DELAY_SECONDS}`,
-  delayAndSchedule: "Send either delay_seconds or scheduled_at, not both",
-  scheduledFormat:
-    "scheduled_at must be a wall-clock time YYYY-MM-DDTHH:MM[:SS] in the agency's calling timezone, or an ISO 8601 time with an offset",
-  scheduledPast: "scheduled_at must be in the future",
-  scheduledTooFar: `scheduled_at must be within ${MAX_SCHEDULE_DAYS} days`,
-  namesRequired: "first_name and last_name are required",
-  unknownContact: "Unknown contact_uuid",
-  unknownAgent: "Unknown voice_agent_uuid",
-  inactiveAgent: "voice_agent_uuid is not active",
-  unknownNumber: "Unknown outbound_phone_number_uuid",
-  numberOfOtherAgent: "outbound_phone_number_uuid does not belong to voice_agent_uuid",
-  noAgent: "No active voice agent: ask your agency to set one up, or send voice_agent_uuid",
-  noNumber: "The voice agent has no outbound phone number: send outbound_phone_number_uuid or ask your agency to add one",
-  insufficientFunds: "Insufficient wallet balance",
-  outsideCallingHours: (window: string) => `scheduled_at must fall within calling hours ${window}`,
-  defaultAgentGone:
-    "voice.default_voice_agent_uuid (GET /settings) names a Voice AI agent that no longer exists: send voice_agent_uuid, or change the setting with PATCH /settings",
-  defaultAgentInactive:
-    "voice.default_voice_agent_uuid (GET /settings) names an inactive Voice AI agent: send voice_agent_uuid, or change the setting with PATCH /settings",
-  notCancelable: (status: string) => `Only scheduled or queued calls can be canceled; this call is ${status}`,
-} as const;
 
 const agentExampleUuid = "a3c1e2d4-5b6f-4a7e-8c9d-0e1f2a3b4c5d";
 const numberExampleUuid = "b4d2f3e5-6c7a-4b8f-9d0e-1f2a3b4c5d6e";
@@ -292,8 +267,6 @@ export const CreateCallBody = z
       scheduled_at: "2026-12-01T10:00",
     },
   });
-
-export type CreateCallInput = z.infer<typeof CreateCallBody>;
 
 // ---------------------------------------------------------------------------------------
 // Wallet

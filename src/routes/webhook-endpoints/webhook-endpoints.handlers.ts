@@ -1,10 +1,10 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { actorOf } from "@/lib/audit/audit-log";
+import { actorOf } from "@/domain/audit/audit-log";
 import type { AppBindings } from "@/lib/context";
 import { answeredPage, askedPage } from "@/routes/list-pages";
-import * as ops from "./webhook-endpoint-operations";
-import * as repo from "./webhook-endpoints.repository";
+import * as ops from "@/domain/webhook-endpoints/webhook-endpoint-operations";
+import * as repo from "@/domain/webhook-endpoints/webhook-endpoints.repository";
 import type * as routes from "./webhook-endpoints.routes";
 
 type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], AppBindings>;

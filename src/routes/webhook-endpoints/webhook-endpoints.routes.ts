@@ -2,20 +2,8 @@ import { jsonBody, jsonContent } from "@/lib/openapi";
 import { partnerRoute } from "@/routes/partner-route";
 import { webhookUrlMessages } from "@/lib/webhook-url";
 import { RETRY_SCHEDULE_SECONDS } from "@/lib/webhooks/webhook-message";
-import {
-  CreateEndpointBody,
-  EndpointParams,
-  ListAttemptsQuery,
-  ListEndpointsQuery,
-  UpdateEndpointBody,
-  WebhookAttemptListResponse,
-  WebhookEndpointCreatedResponse,
-  WebhookEndpointListResponse,
-  WebhookEndpointResponse,
-  WebhookSecretResponse,
-  WebhookTestResponse,
-  webhookMessages,
-} from "./webhook-endpoints.schemas";
+import { CreateEndpointBody, EndpointParams, ListAttemptsQuery, ListEndpointsQuery, UpdateEndpointBody, WebhookAttemptListResponse, WebhookEndpointCreatedResponse, WebhookEndpointListResponse, WebhookEndpointResponse, WebhookSecretResponse, WebhookTestResponse } from "./webhook-endpoints.schemas";
+import { webhookMessages } from "@/domain/webhook-endpoints/webhook-endpoints.rules";
 
 const TAGS: ["Webhooks"] = ["Webhooks"];
 const notFound = { 404: { description: "No webhook endpoint with this uuid in your agency.", error: webhookMessages.notFound } };

@@ -1,16 +1,15 @@
 import { z } from "@hono/zod-openapi";
 import { webhookEndpointStatuses } from "@/db/schema";
 import { boundedInt, instantString, uuidString } from "@/lib/bounded";
-import { eventTypes, type EventType } from "@/lib/events";
+import { eventTypes } from "@/domain/events/events";
 import { uuidParam } from "@/lib/ids";
 import { documentedNullable } from "@/lib/openapi";
 import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
 import { MAX_WEBHOOK_URL_LENGTH } from "@/lib/webhook-url";
 import { SECRET_PREFIX } from "@/lib/webhooks/signature";
 import { MAX_ATTEMPTS } from "@/lib/webhooks/webhook-message";
+import { MAX_DESCRIPTION_LENGTH, subscribableTypes, webhookMessages } from "@/domain/webhook-endpoints/webhook-endpoints.rules";
 
-export const MAX_ENDPOINTS_PER_AGENCY = 16;
-export const MAX_DESCRIPTION_LENGTH = 500;
 
 /** `whsec_` and the base64 of 32 random bytes (`newWebhookSecret`): 43 characters and one `=` of padding. */
 const SECRET_PATTERN = new RegExp(`^${SECRET_PREFIX}[A-Za-z0-9+/]{43}=$`);
@@ -31,18 +30,7 @@ const MAX_STATUS_CODE = 999;
  */
 const MAX_ATTEMPT_DURATION_MS = 15 * 60 * 1000;
 
-/** Types an endpoint may subscribe to: every type but `ping`, which goes only to the endpoint being tested. */
-export type SubscribableType = Exclude<EventType, "ping">;
-export const subscribableTypes = eventTypes.filter((t): t is SubscribableType => t !== "ping");
 
-export const webhookMessages = {
-  notFound: "Webhook endpoint not found",
-  tooMany: `An agency can have at most ${MAX_ENDPOINTS_PER_AGENCY} webhook endpoints; delete one first`,
-  events: 'events must be a list of event types (see the Events tag) or ["*"] for all of them',
-  url: `url must be a string of at most ${MAX_WEBHOOK_URL_LENGTH} characters`,
-  description: `description must be at most ${MAX_DESCRIPTION_LENGTH} characters`,
-  status: `status must be one of: ${webhookEndpointStatuses.join(", ")}`,
-} as const;
 
 const endpointExampleUuid = "e1d2c3b4-a5f6-4e7d-8c9b-0a1f2e3d4c5b";
 const endpointExample = {
@@ -204,6 +192,3 @@ export const UpdateEndpointBody = z
       .openapi({ description: "`disabled` stops deliveries; `enabled` resumes them (and clears `disabled_reason`).", example: "enabled" }),
   })
   .openapi("UpdateWebhookEndpointRequest", { example: { events: ["*"], status: "enabled" } });
-
-export type CreateEndpointInput = z.infer<typeof CreateEndpointBody>;
-export type UpdateEndpointInput = z.infer<typeof UpdateEndpointBody>;

@@ -1,0 +1,171 @@
+import { and, count, eq, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { listOrder, readListPage, type PageWindow } from "@/db/list-order";
+import { messages, type messageChannels, type messageDirections } from "@/db/schema";
+import { eventStatement, type EventType } from "@/domain/events/events";
+import { newId } from "@/lib/ids";
+import { nowIso } from "@/lib/time";
+import type { DeliveryStatus } from "./sms-provider";
+import { commit } from "@/db/outbox";
+
+/** The longest delivery error kept: Twilio's code and message, cut. */
+export const MAX_DELIVERY_ERROR_LENGTH = 500;
+
+export type MessageRow = typeof messages.$inferSelect;
+export type MessageChannel = (typeof messageChannels)[number];
+export type MessageDirection = (typeof messageDirections)[number];
+
+export const toPublicMessage = (m: MessageRow) => ({
+  message_uuid: m.id,
+  contact_uuid: m.contactId,
+  channel: m.channel,
+  direction: m.direction,
+  body: m.body,
+  delivery_status: m.deliveryStatus as DeliveryStatus | null,
+  delivery_error: m.deliveryError,
+  read_at: m.readAt,
+  created_at: m.createdAt,
+});
+
+const ofAgency = (agencyId: string, messageId: string) => and(eq(messages.id, messageId.toLowerCase()), eq(messages.agencyId, agencyId));
+
+/** The event of a change to one message, for the change's batch (see eventStatement). */
+const messageEvent = (db: Db, agencyId: string, messageId: string, type: EventType, options: { ifChanged?: boolean } = {}) =>
+  eventStatement(db, { agencyId, type, objectType: "message", table: messages, where: ofAgency(agencyId, messageId), ...options });
+
+/** What storing a message means: an SMS received or sent, or a note added. */
+const storedEventType = (direction: MessageDirection): EventType =>
+  direction === "inbound" ? "message.received" : direction === "outbound" ? "message.sent" : "message.note_added";
+
+export interface MessageFilters {
+  contactId?: string;
+  channel?: MessageChannel;
+  unread?: boolean;
+}
+
+export const messageOrder = listOrder("desc", { createdAt: messages.createdAt, id: messages.id });
+
+export function listMessages(db: Db, agencyId: string, filters: MessageFilters, page: PageWindow) {
+  const where = and(
+    eq(messages.agencyId, agencyId),
+    filters.contactId !== undefined ? eq(messages.contactId, filters.contactId) : undefined,
+    filters.channel !== undefined ? eq(messages.channel, filters.channel) : undefined,
+    filters.unread === undefined ? undefined : filters.unread ? isNull(messages.readAt) : isNotNull(messages.readAt),
+  );
+  return readListPage(
+    db,
+    page,
+    db.select().from(messages).where(messageOrder.where(page, where)).orderBy(...messageOrder.orderBy).limit(page.read).offset(page.offset),
+    db.select({ total: count() }).from(messages).where(where),
+  );
+}
+
+export interface NewMessage {
+  contactId: string;
+  channel: MessageChannel;
+  direction: MessageDirection;
+  body: string;
+  deliveryStatus: DeliveryStatus | null;
+  /** Inbound messages arrive unread (null); what the agency writes itself starts read. */
+  read: boolean;
+}
+
+/**
+ * Stores a message with its event (`message.received`, `message.sent` or `message.note_added`,
+ * by direction), in one batch. An outbound SMS is stored `queued`, before it is handed to the
+ * provider: its answer comes later (recordDelivery).
+ */
+export async function createMessage(db: Db, agencyId: string, input: NewMessage) {
+  const now = nowIso();
+  const { read, ...columns } = input;
+  const row: MessageRow = { id: newId(), agencyId, ...columns, providerMessageId: null, deliveryError: null, readAt: read ? now : null, createdAt: now };
+  await commit(db, [db.insert(messages).values(row), messageEvent(db, agencyId, row.id, storedEventType(row.direction))]);
+  return row;
+}
+
+/**
+ * Marks a message read (keeping the first read time when it already was) or unread, with the
+ * `message.read` / `message.unread` event only when its state changed; returns the message as
+ * it is afterwards, undefined when the agency has no such message. One batch.
+ */
+async function setRead(db: Db, agencyId: string, messageId: string, read: boolean) {
+  const [, , current] = await commit(db, [
+    db
+      .update(messages)
+      .set({ readAt: read ? nowIso() : null })
+      .where(and(ofAgency(agencyId, messageId), read ? isNull(messages.readAt) : isNotNull(messages.readAt))),
+    messageEvent(db, agencyId, messageId, read ? "message.read" : "message.unread", { ifChanged: true }),
+    db.select().from(messages).where(ofAgency(agencyId, messageId)),
+  ]);
+  return current[0];
+}
+
+export const markRead = (db: Db, agencyId: string, messageId: string) => setRead(db, agencyId, messageId, true);
+
+export const markUnread = (db: Db, agencyId: string, messageId: string) => setRead(db, agencyId, messageId, false);
+
+/** How far a delivery got: a report never moves a message back (callbacks can arrive out of order). */
+const deliveryRank = (status: SQL | string) =>
+  sql`CASE ${status} WHEN 'queued' THEN 0 WHEN 'sent' THEN 1 WHEN 'delivered' THEN 2 WHEN 'failed' THEN 2 ELSE -1 END`;
+
+/**
+ * Records what the provider says about an outbound SMS of the agency, from its answer to the
+ * send or from a later report (Twilio's StatusCallback, which may arrive first): the provider's
+ * message id when the message has none yet (not a public field, so no event), and the
+ * `delivery_status` only forward, with its `message.updated` event when it moved. A report
+ * naming another provider message id than the one stored changes nothing. Returns the message
+ * as it is afterwards (undefined for no such message) and whether its status moved. One batch.
+ */
+export async function recordDelivery(
+  db: Db,
+  agencyId: string,
+  messageId: string,
+  result: { status: DeliveryStatus; providerMessageId: string | null; error?: string | null },
+) {
+  const outbound = and(ofAgency(agencyId, messageId), eq(messages.direction, "outbound"));
+  const sameProviderMessage = result.providerMessageId
+    ? sql`(${messages.providerMessageId} IS NULL OR ${messages.providerMessageId} = ${result.providerMessageId})`
+    : undefined;
+  const [, moved, , current] = await commit(db, [
+    db
+      .update(messages)
+      .set({ providerMessageId: result.providerMessageId })
+      .where(and(outbound, isNull(messages.providerMessageId), result.providerMessageId ? undefined : sql`0`)),
+    db
+      .update(messages)
+      .set({
+        deliveryStatus: result.status,
+        deliveryError: result.status === "failed" ? (result.error ?? "failed").slice(0, MAX_DELIVERY_ERROR_LENGTH) : null,
+      })
+      .where(and(outbound, sameProviderMessage, sql`${deliveryRank(sql`${messages.deliveryStatus}`)} < ${deliveryRank(result.status)}`))
+      .returning(),
+    messageEvent(db, agencyId, messageId, "message.updated", { ifChanged: true }),
+    db.select().from(messages).where(ofAgency(agencyId, messageId)),
+  ]);
+  return { message: current[0], moved: moved.length > 0 };
+}
+
+/**
+ * The statements that store an inbound SMS once per provider message id (a provider sending it
+ * again finds it stored: ON CONFLICT DO NOTHING on the unique id), with its `message.received`
+ * event only when it was stored now; for the caller's batch, with the row they write.
+ */
+export function storeInbound(db: Db, agencyId: string, input: { contactId: string; body: string; providerMessageId: string }) {
+  const row: MessageRow = {
+    id: newId(),
+    agencyId,
+    contactId: input.contactId,
+    channel: "sms",
+    direction: "inbound",
+    body: input.body,
+    deliveryStatus: null,
+    providerMessageId: input.providerMessageId,
+    deliveryError: null,
+    readAt: null,
+    createdAt: nowIso(),
+  };
+  return {
+    message: row,
+    stored: [db.insert(messages).values(row).onConflictDoNothing(), messageEvent(db, agencyId, row.id, "message.received", { ifChanged: true })] as const,
+  };
+}
