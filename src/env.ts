@@ -14,7 +14,7 @@ export interface Env {
   [shard: `DB_${string}`]: D1Database | undefined;
   /** Authentication cache and rate limits: one object per API key or client IP. */
   ACCESS_GATE: DurableObjectNamespace<AccessGateApi>;
-  /** OAuth clients, grants and tokens (hashed) of connected apps, kept by @cloudflare/workers-oauth-provider (lib/auth/oauth-server.ts). */
+  /** OAuth clients, grants and tokens (hashed) of connected apps, kept by @cloudflare/workers-oauth-provider (domain/auth/oauth-server.ts). */
   OAUTH_KV: KVNamespace;
   /** Producer of the `voice-calls` queue (Voice AI call dispatch, src/jobs). */
   CALL_QUEUE: Queue<CallMessage>;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { simulatedProvider } from "@/integrations/simulators/voice";
 import { ProviderError } from "@/domain/voice-ai/voice-provider";
-import { SIMULATED_UNDELIVERABLE, simulatedSmsProvider } from "@/domain/messages/sms-provider";
+import { SIMULATED_UNDELIVERABLE, simulatedSmsProvider } from "@/integrations/simulators/sms";
 import { eventMessages } from "@/routes/events/events.schemas";
 import { admin, api, expectError, type ApiResponse } from "./helpers/http";
 import { createAgency, createKey, createMember, setupAgency } from "./helpers/factories";

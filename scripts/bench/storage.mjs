@@ -64,7 +64,7 @@ export function measureStorage(migrationsDir) {
         contactIds.push(id);
       }
     });
-    // The snapshot is the row as stored, keyed by the schema's TypeScript names (src/lib/events.ts).
+    // The snapshot is the row as stored, keyed by the schema's TypeScript names (src/domain/events/events.ts).
     const event = db.prepare(
       `INSERT INTO events (id, agency_id, type, object_type, snapshot, created_at)
        SELECT ?, agency_id, 'contact.created', 'contact', json_object('id', id, 'agencyId', agency_id, 'firstName', first_name,

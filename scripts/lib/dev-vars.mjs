@@ -31,7 +31,7 @@ export function readDevVars(path = DEV_VARS_PATH) {
  * (a developer's own values win):
  * - ADMIN_TOKEN: a random operator token;
  * - SIMULATED_CALL_SPEED: simulated Voice AI calls last 20 times less, so a demo call ends in
- *   seconds rather than minutes (its record stays consistent; see src/jobs/providers/simulated.ts);
+ *   seconds rather than minutes (its record stays consistent; see src/integrations/simulators/voice.ts);
  * - ALLOW_LOOPBACK_WEBHOOKS: webhook endpoints on http://127.0.0.1:<port>, for
  *   `npm run webhooks:listen` (never in production: wrangler.toml keeps it off).
  */

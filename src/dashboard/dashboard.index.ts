@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { csrfToken, sameOrigin } from "./auth/csrf";
 import { requireSession } from "./auth/require-session";
-import type { DashboardBindings } from "./dashboard-env";
+import type { DashboardBindings } from "@/dashboard/http/dashboard-env";
 import * as apps from "./handlers/apps.handlers";
 import * as audit from "./handlers/audit.handlers";
 import * as consent from "./handlers/consent.handlers";
@@ -10,7 +10,7 @@ import * as keys from "./handlers/keys.handlers";
 import * as signIn from "./handlers/sign-in.handlers";
 import * as webhooks from "./handlers/webhooks.handlers";
 import { pageHeaders } from "./http/page-headers";
-import { DASHBOARD, paths } from "./paths";
+import { DASHBOARD, paths } from "@/dashboard/http/paths";
 
 /** The consent page's path within the dashboard. */
 const CONSENT_PATH = paths.authorize.slice(DASHBOARD.length);

@@ -4,7 +4,7 @@ import { agencyTables, type AgencyTable } from "./agency-tables";
 /**
  * The data side of moving an agency between shards: the write fence, the copy, the count
  * check and the purge. Plain SQL on the two D1 databases; the order of the steps, and what the
- * API does meanwhile, is src/lib/shards/move-agency.ts.
+ * API does meanwhile, is src/domain/agencies/move-agency.ts.
  */
 
 /**

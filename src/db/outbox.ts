@@ -5,9 +5,9 @@ import type { Db, DrizzleD1 } from "./database";
  * The data floor's part of the transactional outbox (docs/decisions/events-and-webhooks.md): a
  * change and its event are written in one batch, through `commit`, which is the one way this
  * project runs a batch (the `Db` type has no `batch`). `commit` reads each event
- * statement's RETURNING (`eventStatement`, src/lib/events.ts, says whether webhook endpoints
+ * statement's RETURNING (`eventStatement`, src/domain/events/events.ts, says whether webhook endpoints
  * subscribe to it) and notes the events that have deliveries to send; whoever closes the
- * request's (or job's) shard session publishes them once it succeeded (src/lib/webhooks/publish.ts).
+ * request's (or job's) shard session publishes them once it succeeded (src/domain/webhooks/publish.ts).
  */
 
 /** The events each request's (or job's) database client wrote that have deliveries to send. Keyed by the client, which lives one request. */

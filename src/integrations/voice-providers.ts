@@ -1,10 +1,7 @@
 import type { Env } from "@/env";
 import { createSimulatedProvider, simulatedProvider } from "@/integrations/simulators/voice";
 import type { VoiceProvider } from "@/domain/voice-ai/voice-provider";
-import { createVapiProvider } from "@/integrations/vapi/voice-client";
-
-/** Where Vapi posts its server messages (src/providers/vapi/vapi.routes.ts). */
-export const VAPI_EVENTS_PATH = "/providers/vapi/events";
+import { createVapiProvider, VAPI_EVENTS_PATH } from "@/integrations/vapi/voice-client";
 
 export type { VoiceProvider } from "@/domain/voice-ai/voice-provider";
 
@@ -14,7 +11,7 @@ export type { VoiceProvider } from "@/domain/voice-ai/voice-provider";
  * A misconfiguration throws, so dispatch retries rather than failing partners' calls.
  * `SIMULATED_CALL_SPEED` (a number above 1) makes simulated calls last that many times less.
  */
-export function providerFor(
+export function chooseVoiceProvider(
   env: Pick<Env, "VOICE_PROVIDER" | "VAPI_API_KEY" | "VAPI_BASE_URL" | "SIMULATED_CALL_SPEED" | "VAPI_WEBHOOK_SECRET" | "PUBLIC_BASE_URL">,
 ): VoiceProvider {
   const name = (env.VOICE_PROVIDER ?? "simulated").trim().toLowerCase() || "simulated";

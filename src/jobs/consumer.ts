@@ -3,8 +3,8 @@ import type { Env } from "@/env";
 import { createLogger } from "@/lib/logger";
 import { publishWritten } from "@/domain/webhooks/publish";
 import { CALL_DLQ_NAME, retryDelaySeconds, type CallMessage } from "@/lib/queues/call-message";
-import { dialCall, failUndialed, pollCall, type DispatchDeps, type DispatchResult } from "./dispatch";
-import { providerFor, type VoiceProvider } from "@/integrations/voice-providers";
+import { dialCall, failUndialed, pollCall, type DispatchDeps, type DispatchResult } from "@/domain/voice-ai/dispatch";
+import { chooseVoiceProvider, type VoiceProvider } from "@/integrations/voice-providers";
 
 const isCallMessage = (body: unknown): body is CallMessage =>
   typeof body === "object" &&
@@ -46,7 +46,7 @@ export async function handleCallBatch(
 
   let provider: VoiceProvider;
   try {
-    provider = options.provider ?? providerFor(env);
+    provider = options.provider ?? chooseVoiceProvider(env);
   } catch (error) {
     logger.error("voice provider misconfigured", { error: (error as Error).message });
     for (const message of batch.messages) message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });

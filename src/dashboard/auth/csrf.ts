@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { timingSafeEqual } from "@/lib/crypto";
-import type { DashboardBindings } from "../dashboard-env";
+import type { DashboardBindings } from "@/dashboard/http/dashboard-env";
 import type { FormFields } from "../http/form";
 import { render } from "../http/render";
 import { CSRF_FIELD } from "../pages/components";

@@ -1,9 +1,9 @@
 import type { MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie } from "hono/cookie";
 import { useShard } from "@/middleware/shard-session";
-import type { DashboardBindings } from "../dashboard-env";
-import { paths } from "../paths";
-import { findSession, SESSION_COOKIE, SESSION_COOKIE_OPTIONS } from "./sessions";
+import type { DashboardBindings } from "@/dashboard/http/dashboard-env";
+import { paths } from "@/dashboard/http/paths";
+import { findSession, SESSION_COOKIE, SESSION_COOKIE_OPTIONS } from "@/domain/auth/dashboard-sessions";
 
 /**
  * Every page but sign-in and signed-out: a live session of a member who may still use the

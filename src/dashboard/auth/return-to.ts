@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { LINK_TTL_MS } from "@/domain/auth/sign-in-links";
-import { paths } from "../paths";
+import { paths } from "@/dashboard/http/paths";
 
 /**
  * Where a visitor goes once signed in: the consent page an app sent them to before they had a

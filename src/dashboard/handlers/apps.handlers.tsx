@@ -3,10 +3,10 @@ import { listAgencyGrants } from "@/domain/auth/app-grants.repository";
 import { requireGrant, revokeGrant } from "@/domain/auth/grant-operations";
 import { GRANT_ID_PATTERN } from "@/lib/auth/tokens";
 import { notFound } from "@/lib/errors";
-import { memberActor, type DashboardBindings } from "../dashboard-env";
+import { memberActor, type DashboardBindings } from "@/dashboard/http/dashboard-env";
 import { render } from "../http/render";
 import { AppsPage, RevokeAppPage } from "../pages/apps-page";
-import { paths } from "../paths";
+import { paths } from "@/dashboard/http/paths";
 
 type Ctx = Context<DashboardBindings>;
 

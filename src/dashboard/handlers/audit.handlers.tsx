@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { AUDIT_PAGE_SIZE, listAuditEntries } from "@/domain/audit/audit-log";
-import type { DashboardBindings } from "../dashboard-env";
+import type { DashboardBindings } from "@/dashboard/http/dashboard-env";
 import { render } from "../http/render";
 import { AuditPage } from "../pages/audit-page";
 

@@ -10,8 +10,8 @@ import { toolScopes } from "@/mcp/tools";
 import { enforceIpRateLimit } from "@/middleware/rate-limit";
 import { useShard } from "@/middleware/shard-session";
 import { rememberReturn } from "../auth/return-to";
-import { findSession, mayUseDashboard, SESSION_COOKIE, type MemberSession } from "../auth/sessions";
-import type { DashboardBindings } from "../dashboard-env";
+import { findSession, mayUseDashboard, SESSION_COOKIE, type MemberSession } from "@/domain/auth/dashboard-sessions";
+import type { DashboardBindings } from "@/dashboard/http/dashboard-env";
 import { isCrossSite } from "../http/fetch-site";
 import { textField } from "../http/form";
 import { render } from "../http/render";
@@ -21,7 +21,7 @@ import { HopPage, MessagePage } from "../pages/message-page";
 type Ctx = Context<DashboardBindings>;
 
 /**
- * The OAuth authorization endpoint (lib/auth/oauth-server.ts): the agency's consent to an app.
+ * The OAuth authorization endpoint (domain/auth/oauth-server.ts): the agency's consent to an app.
  * The library checks the request (client, exact redirect URI, PKCE S256, resource) and keeps it
  * server-side between the page and its form, bound to this browser by a cookie of its own; the
  * page is ours: who may approve (a signed-in owner or admin), what they are shown, and the

@@ -3,7 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError } from "@/lib/errors";
 import { isAgencyMovingError, writesPausedMessage } from "@/lib/shards/agency-moving";
-import type { DashboardBindings } from "../dashboard-env";
+import type { DashboardBindings } from "@/dashboard/http/dashboard-env";
 import { render } from "../http/render";
 import { MessagePage, pageMessages } from "../pages/message-page";
 

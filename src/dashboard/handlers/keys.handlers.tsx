@@ -5,13 +5,13 @@ import type { ApiKeyRow } from "@/domain/auth/api-keys.repository";
 import * as keyOps from "@/domain/auth/key-operations";
 import { badRequest } from "@/lib/errors";
 import { nowIso } from "@/lib/time";
-import { memberActor, type DashboardBindings } from "../dashboard-env";
+import { memberActor, type DashboardBindings } from "@/dashboard/http/dashboard-env";
 import { checked, listField, parseWith, textField } from "../http/form";
 import { render } from "../http/render";
 import { KeyPage, RevokePage } from "../pages/key-page";
 import { KeysPage, type CreateKeyValues } from "../pages/keys-page";
 import { SecretsPage } from "../pages/secrets-page";
-import { paths } from "../paths";
+import { paths } from "@/dashboard/http/paths";
 import { idParam, orFormError } from "./form-errors";
 
 type Ctx = Context<DashboardBindings>;

@@ -5,13 +5,13 @@ import { createDb } from "@/db/client";
 import { agencyLocation, shardDatabase } from "@/db/shards";
 import { agencyIdOfSecret } from "@/lib/auth/tokens";
 import { useShard } from "@/middleware/shard-session";
-import { endSession, findSession, SESSION_COOKIE, SESSION_COOKIE_OPTIONS } from "../auth/sessions";
+import { endSession, findSession, SESSION_COOKIE, SESSION_COOKIE_OPTIONS } from "@/domain/auth/dashboard-sessions";
 import { takeReturn } from "../auth/return-to";
-import type { DashboardBindings } from "../dashboard-env";
+import type { DashboardBindings } from "@/dashboard/http/dashboard-env";
 import { carriesStrictCookies } from "../http/fetch-site";
 import { render } from "../http/render";
 import { MessagePage, pageMessages, SignedInHop, SignedOutPage } from "../pages/message-page";
-import { paths } from "../paths";
+import { paths } from "@/dashboard/http/paths";
 
 type Ctx = Context<DashboardBindings>;
 

@@ -3,12 +3,12 @@ import * as ops from "@/domain/webhook-endpoints/webhook-endpoint-operations";
 import { listAttempts, listEndpoints } from "@/domain/webhook-endpoints/webhook-endpoints.repository";
 import { CreateEndpointBody } from "@/routes/webhook-endpoints/webhook-endpoints.schemas";
 import { MAX_ENDPOINTS_PER_AGENCY } from "@/domain/webhook-endpoints/webhook-endpoints.rules";
-import { memberActor, type DashboardBindings } from "../dashboard-env";
+import { memberActor, type DashboardBindings } from "@/dashboard/http/dashboard-env";
 import { listField, parseWith, textField } from "../http/form";
 import { render } from "../http/render";
 import { SecretsPage } from "../pages/secrets-page";
 import { WebhooksPage, type CreateEndpointValues } from "../pages/webhooks-page";
-import { paths } from "../paths";
+import { paths } from "@/dashboard/http/paths";
 import { idParam, orFormError } from "./form-errors";
 
 type Ctx = Context<DashboardBindings>;

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { SIGN_IN_PATH } from "@/domain/auth/sign-in-links";
-import type { DashboardBindings } from "../dashboard-env";
+import type { DashboardBindings } from "./dashboard-env";
 
 /**
  * Nothing but this origin's own script and stylesheet, no inline script or style, no framing,

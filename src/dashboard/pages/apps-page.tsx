@@ -1,6 +1,6 @@
 import type { AppGrantRow, ListedGrant } from "@/domain/auth/app-grants.repository";
-import type { DashboardSession } from "../auth/sessions";
-import { paths } from "../paths";
+import type { DashboardSession } from "@/domain/auth/dashboard-sessions";
+import { paths } from "@/dashboard/http/paths";
 import { ConfirmForm, Instant, Notice, RecordTable } from "./components";
 import { Layout } from "./layout";
 

@@ -1,6 +1,6 @@
 import type { AuditListRow } from "@/domain/audit/audit-log";
-import type { DashboardSession } from "../auth/sessions";
-import { paths } from "../paths";
+import type { DashboardSession } from "@/domain/auth/dashboard-sessions";
+import { paths } from "@/dashboard/http/paths";
 import { Instant, RecordTable } from "./components";
 import { Layout } from "./layout";
 

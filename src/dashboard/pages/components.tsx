@@ -1,5 +1,5 @@
 import type { Child } from "hono/jsx";
-import type { DashboardSession } from "../auth/sessions";
+import type { DashboardSession } from "@/domain/auth/dashboard-sessions";
 
 /** The form field of the session's CSRF token. */
 export const CSRF_FIELD = "_csrf";

@@ -1,6 +1,6 @@
 import { isScope, scopeDescriptions } from "@/lib/auth/scopes";
-import type { DashboardSession } from "../auth/sessions";
-import { paths } from "../paths";
+import type { DashboardSession } from "@/domain/auth/dashboard-sessions";
+import { paths } from "@/dashboard/http/paths";
 import { CsrfField } from "./components";
 import { Layout } from "./layout";
 import { askForLink } from "./message-page";

@@ -1,6 +1,6 @@
 import type { ApiKeyRow } from "@/domain/auth/api-keys.repository";
-import type { DashboardSession } from "../auth/sessions";
-import { paths } from "../paths";
+import type { DashboardSession } from "@/domain/auth/dashboard-sessions";
+import { paths } from "@/dashboard/http/paths";
 import { ActionForm, ConfirmForm, CsrfField, ErrorMessage, Instant, Notice, RecordTable } from "./components";
 import { keyStatus } from "./key-status";
 import { Layout } from "./layout";

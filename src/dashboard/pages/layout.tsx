@@ -1,6 +1,6 @@
 import type { Child } from "hono/jsx";
-import type { DashboardSession } from "../auth/sessions";
-import { paths } from "../paths";
+import type { DashboardSession } from "@/domain/auth/dashboard-sessions";
+import { paths } from "@/dashboard/http/paths";
 import { CsrfField } from "./components";
 
 export type Section = "keys" | "webhooks" | "apps" | "audit";

@@ -1,4 +1,4 @@
-import type { DashboardSession } from "../auth/sessions";
+import type { DashboardSession } from "@/domain/auth/dashboard-sessions";
 import { CopyStatus, Instant, SecretField } from "./components";
 import { Layout } from "./layout";
 import type { Section } from "./layout";

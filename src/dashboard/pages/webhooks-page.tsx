@@ -1,8 +1,8 @@
 import type { WebhookEndpointRow } from "@/domain/webhook-endpoints/webhook-endpoints.repository";
 import { subscribableTypes } from "@/domain/webhook-endpoints/webhook-endpoints.rules";
 import type { webhookAttempts } from "@/db/schema";
-import type { DashboardSession } from "../auth/sessions";
-import { paths } from "../paths";
+import type { DashboardSession } from "@/domain/auth/dashboard-sessions";
+import { paths } from "@/dashboard/http/paths";
 import { ActionForm, CsrfField, ErrorMessage, Instant, Notice, RecordTable } from "./components";
 import { Layout } from "./layout";
 

@@ -24,7 +24,7 @@ export async function requireGrant(db: Db, agencyId: string, grantId: string): P
   return grant;
 }
 
-/** The issuer a grant's tokens came from: the origin of its resource (lib/auth/oauth-server.ts). */
+/** The issuer a grant's tokens came from: the origin of its resource (domain/auth/oauth-server.ts). */
 const issuerOfGrant = (grant: AppGrantRow) => new URL(grant.resource).origin;
 
 /**

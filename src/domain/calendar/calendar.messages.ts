@@ -1,3 +1,5 @@
+import { MAX_SLOT_MINUTES } from "@/domain/settings/settings.model";
+
 /** Messages shared by the calendar, bookings and appointments routes (the specification's where it gives one: docs/decisions/resources.md). */
 export const calendarMessages = {
   /** The specification's: a slot outside the hours, in the past or taken, or one the booking settings rule out. */
@@ -39,8 +41,6 @@ export const bookingRulesText =
 
 export const WEEKDAY_NAMES = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"] as const;
 
-export const MIN_SLOT_MINUTES = 5;
-export const MAX_SLOT_MINUTES = 240;
 /**
  * Every appointment is one slot of its calendar, so none is longer than this: one that ends
  * after an instant started less than this before it. Overlap checks use it as the lower bound

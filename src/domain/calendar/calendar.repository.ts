@@ -5,7 +5,7 @@ import { appointments, calendarHours, type WorkingDay } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { liveMemberQuery } from "@/domain/users/team-member";
 import { isoWithin, nowIso } from "@/lib/time";
-import { calendarKeyOf } from "@/domain/appointments/appointments.repository";
+import { calendarKeyOf } from "./appointments.repository";
 import { agencySettingsQuery, effectiveSettings, type AgencySettings } from "@/domain/settings/settings.repository";
 import { limits } from "@/domain/settings/settings.model";
 import { LONGEST_APPOINTMENT_MS } from "./calendar.messages";

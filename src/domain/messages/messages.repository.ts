@@ -7,9 +7,7 @@ import { newId } from "@/lib/ids";
 import { nowIso } from "@/lib/time";
 import type { DeliveryStatus } from "./sms-provider";
 import { commit } from "@/db/outbox";
-
-/** The longest delivery error kept: Twilio's code and message, cut. */
-export const MAX_DELIVERY_ERROR_LENGTH = 500;
+import { MAX_DELIVERY_ERROR_LENGTH } from "./messages.rules";
 
 export type MessageRow = typeof messages.$inferSelect;
 export type MessageChannel = (typeof messageChannels)[number];

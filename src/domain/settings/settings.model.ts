@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { voicemailBehaviors, type VoicemailBehavior } from "@/db/schema";
 import { ALL_WEEKDAYS } from "@/lib/calling-window";
-import { MAX_SLOT_MINUTES, MIN_SLOT_MINUTES } from "@/domain/calendar/calendar.messages";
+
+/** A calendar slot (and so an appointment) lasts 5 to 240 minutes; a default slot is one of them. */
+export const MIN_SLOT_MINUTES = 5;
+export const MAX_SLOT_MINUTES = 240;
 
 /** The bounds of each numeric setting (docs/api-guide.md, settings). */
 export const limits = {

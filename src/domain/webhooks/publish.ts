@@ -52,7 +52,7 @@ export async function publishEvents(db: Db, queue: Queue<WebhookMessage>, eventI
 }
 
 /**
- * Publishes the events `db` wrote that have deliveries (src/lib/events.ts notes them), once
+ * Publishes the events `db` wrote that have deliveries (src/domain/events/events.ts notes them), once
  * their change committed: after a request's response, or at the end of a job. A failure is
  * only logged: the deliveries are stored, and the webhook cron sends those whose first message
  * never went out. Undefined when `db` wrote no such event, so a request that wrote none has

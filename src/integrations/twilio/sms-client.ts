@@ -1,5 +1,8 @@
 import type { SmsProvider, SmsSendResult } from "@/domain/messages/sms-provider";
 
+/** The path Twilio reports delivery to (src/integrations/twilio/twilio.routes.ts). */
+export const TWILIO_STATUS_PATH = "/providers/twilio/status";
+
 /**
  * Twilio's Messages API over fetch (https://www.twilio.com/docs/messaging/api/message-resource):
  * `POST /2010-04-01/Accounts/{AccountSid}/Messages.json`, form-encoded `To`, `From`, `Body` and

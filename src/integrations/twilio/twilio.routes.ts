@@ -9,13 +9,11 @@ import { rateLimitRule } from "@/lib/rate-limits";
 import { agencyMovingError } from "@/lib/shards/agency-moving";
 import { enforceIpRateLimit } from "@/middleware/rate-limit";
 import { useShard } from "@/middleware/shard-session";
-import * as contacts from "@/domain/contacts/contacts.repository";
-import { recordDelivery, storeInbound } from "@/domain/messages/messages.repository";
-import { TWILIO_STATUS_PATH } from "@/domain/messages/sms-provider";
-import { MAX_SMS_LENGTH } from "@/routes/messages/messages.schemas";
+import { recordDelivery } from "@/domain/messages/messages.repository";
+import { receiveSms } from "@/domain/messages/inbound-sms";
+import { TWILIO_STATUS_PATH } from "./sms-client";
 import { twilioError, twilioStatus } from "./sms-client";
 import { isTwilioSignature } from "./signature";
-import { commit } from "@/db/outbox";
 
 /**
  * Twilio's callbacks (docs/decisions/real-providers.md): inbound SMS and delivery reports. No API key:
@@ -24,10 +22,6 @@ import { commit } from "@/db/outbox";
  * body limits of every route. Not part of the Partner API document.
  */
 export const TWILIO_SMS_PATH = "/providers/twilio/sms";
-
-/** Keywords carriers and the CTIA treat as opting out of, and back into, a sender's texts. */
-const OPT_OUT = new Set(["STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT"]);
-const OPT_IN = new Set(["START", "YES", "UNSTOP"]);
 
 export const twilioMessages = {
   badSignature: "Invalid X-Twilio-Signature",
@@ -68,33 +62,7 @@ async function inboundSms(c: Context<AppBindings>) {
   const to = toE164(form.get("To") ?? "");
   if (!sid || !from || !to) throw new ApiError("validation_error", "MessageSid, From and To are required");
   const { agencyId, db } = writableDb(c, await agencyOfSmsNumber(c.env, to), twilioMessages.unknownNumber);
-  const body = (form.get("Body") ?? "").slice(0, MAX_SMS_LENGTH) || "(empty message)";
-  let contact = await contacts.findLiveContact(db, agencyId, { phone: from });
-  if (!contact) {
-    try {
-      contact = await contacts.createContact(db, agencyId, {
-        firstName: "SMS",
-        lastName: from,
-        email: null,
-        phone: from,
-        tags: [],
-        source: "sms",
-        pathId: null,
-        customFields: {},
-        externalId: null,
-      });
-    } catch (error) {
-      // Two texts from one new number at once: the other created the contact.
-      contact = await contacts.findLiveContact(db, agencyId, { phone: from });
-      if (!contact) throw error;
-    }
-  }
-  const keyword = body.trim().toUpperCase();
-  const optOut = OPT_OUT.has(keyword) ? true : OPT_IN.has(keyword) ? false : undefined;
-  // The keyword's effect is written in the message's own batch, only with a message stored now:
-  // a text Twilio sends again changes nothing, and a failed write leaves both undone for the retry.
-  const { message, stored } = storeInbound(db, agencyId, { contactId: contact.id, body, providerMessageId: sid });
-  await commit(db, [...stored, ...(optOut === undefined ? [] : contacts.setSmsOptOutIf(db, agencyId, contact.id, optOut, message.id))]);
+  await receiveSms(db, agencyId, { from, body: form.get("Body") ?? "", providerMessageId: sid });
   return c.body(EMPTY_TWIML, 200, { "Content-Type": "text/xml; charset=utf-8" });
 }
 

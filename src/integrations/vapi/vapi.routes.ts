@@ -10,8 +10,8 @@ import { rateLimitRule } from "@/lib/rate-limits";
 import { isoAt } from "@/lib/time";
 import { enforceIpRateLimit } from "@/middleware/rate-limit";
 import { useShard } from "@/middleware/shard-session";
-import { completeCall } from "@/jobs/dispatch";
-import { VAPI_EVENTS_PATH } from "@/integrations/voice-providers";
+import { completeCall } from "@/domain/voice-ai/dispatch";
+import { VAPI_EVENTS_PATH } from "./voice-client";
 import { vapiCallState, type VapiCall } from "./voice-client";
 
 /**
@@ -54,7 +54,7 @@ async function serverMessage(c: Context<AppBindings>) {
   }
   const message = body?.message;
   if (message?.type !== "end-of-call-report") return c.json({ success: true, applied: false }, 200);
-  // The call's own server URL names it (src/jobs/providers/vapi.ts); Vapi's call id must match.
+  // The call's own server URL names it (src/integrations/vapi/voice-client.ts); Vapi's call id must match.
   const providerCallId = string(message.call?.id);
   const callId = c.req.query("call");
   const agencyId = c.req.query("agency");

@@ -3,6 +3,9 @@ import { POLL_INTERVAL_SECONDS } from "@/lib/queues/call-message";
 import { isoWithin } from "@/lib/time";
 import { voicemailMessageFor } from "@/domain/voice-ai/voicemail";
 
+/** Where Vapi posts its server messages (src/integrations/vapi/vapi.routes.ts). */
+export const VAPI_EVENTS_PATH = "/providers/vapi/events";
+
 /**
  * Vapi's call API (https://docs.vapi.ai/api-reference/calls/create):
  * `POST /call` with `assistantId`, `phoneNumberId` and `customer.number` places an outbound

@@ -4,7 +4,7 @@ import type { Db } from "@/db/client";
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from "@/db/schema";
 import type { Logger } from "@/lib/logger";
 import { newId } from "@/lib/ids";
-import { toPublicEvent } from "@/domain/events/events.repository";
+import { toPublicEvent } from "@/domain/event-feed/events.repository";
 import { signatureHeader } from "@/lib/webhooks/signature";
 import { sendDeliveries } from "@/domain/webhooks/publish";
 import {

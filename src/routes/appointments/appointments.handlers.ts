@@ -7,7 +7,7 @@ import { calendarMessages } from "@/domain/calendar/calendar.messages";
 import { readHours, toWorkingHours } from "@/domain/calendar/calendar.repository";
 import { bookableSlot } from "@/domain/calendar/slots";
 import { answeredPage, askedPage } from "@/routes/list-pages";
-import * as repo from "@/domain/appointments/appointments.repository";
+import * as repo from "@/domain/calendar/appointments.repository";
 import type * as routes from "./appointments.routes";
 import { appointmentMessages } from "./appointments.schemas";
 

@@ -6,7 +6,7 @@ import { uuidField, uuidParam } from "@/lib/ids";
 import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
 import { MAX_DATETIME_INPUT_LENGTH } from "@/lib/zoned-time";
 import { calendarMessages } from "@/domain/calendar/calendar.messages";
-import { teamMemberQueryShape } from "@/routes/calendar/team-member.schemas";
+import { teamMemberQueryShape } from "@/routes/team-member.schemas";
 import { MAX_NAME_LENGTH } from "@/domain/contacts/contacts.rules";
 
 export const MAX_NOTES_LENGTH = 2000;

@@ -4,7 +4,7 @@ import type { AppBindings } from "@/lib/context";
 import { ApiError, badRequest, conflict, notFound } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { requestedTeamMember, TEAM_MEMBER_NOT_FOUND } from "@/domain/users/team-member";
-import * as appointmentsRepo from "@/domain/appointments/appointments.repository";
+import * as appointmentsRepo from "@/domain/calendar/appointments.repository";
 import { getBookingWidget, isActive } from "@/domain/booking-widgets/booking-widgets.repository";
 import * as contactsRepo from "@/domain/contacts/contacts.repository";
 import { assertKnownPath } from "@/domain/paths/path-lookup";

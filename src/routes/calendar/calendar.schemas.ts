@@ -6,10 +6,11 @@ import { phoneField } from "@/lib/phone";
 import { isIanaTimezone } from "@/lib/time";
 import { notesField, startAtField, titleField } from "@/routes/appointments/appointments.schemas";
 import { MAX_EMAIL_LENGTH } from "@/domain/contacts/contacts.rules";
-import { calendarMessages, MAX_DAY_RANGES, MAX_SLOT_MINUTES, MIN_SLOT_MINUTES, WEEKDAY_NAMES } from "@/domain/calendar/calendar.messages";
+import { calendarMessages, MAX_DAY_RANGES, WEEKDAY_NAMES } from "@/domain/calendar/calendar.messages";
+import { MAX_SLOT_MINUTES, MIN_SLOT_MINUTES } from "@/domain/settings/settings.model";
 import { minutesOfDay, TIME_OF_DAY_LENGTH } from "@/lib/local-dates";
 import { LOCAL_ISO_LENGTH } from "@/domain/calendar/slots";
-import { teamMemberBodyShape, teamMemberQueryShape } from "./team-member.schemas";
+import { teamMemberBodyShape, teamMemberQueryShape } from "@/routes/team-member.schemas";
 
 const TIME_OF_DAY = /^([01]\d|2[0-3]):[0-5]\d$/;
 const END_TIME_OF_DAY = /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/;

@@ -3,7 +3,7 @@ import type { AppBindings } from "@/lib/context";
 import { conflict, notFound } from "@/lib/errors";
 import { redeliver } from "@/domain/webhook-endpoints/webhook-endpoints.repository";
 import { answeredPage, askedPage } from "@/routes/list-pages";
-import * as repo from "@/domain/events/events.repository";
+import * as repo from "@/domain/event-feed/events.repository";
 import type * as routes from "./events.routes";
 import { eventMessages } from "./events.schemas";
 

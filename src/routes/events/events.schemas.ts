@@ -13,7 +13,7 @@ import { Path } from "@/routes/paths/paths.schemas";
 import { Invite, TeamMember } from "@/routes/users/users.schemas";
 import { VoiceCall } from "@/routes/voice-ai/voice-ai.schemas";
 import { MAX_ENDPOINTS_PER_AGENCY } from "@/domain/webhook-endpoints/webhook-endpoints.rules";
-import { PING_MESSAGE } from "@/domain/events/event-objects";
+import { PING_MESSAGE } from "@/domain/event-feed/event-objects";
 
 /** The text of every `ping` object. */
 

@@ -4,9 +4,8 @@ import { instantString, uuidString } from "@/lib/bounded";
 import { uuidField, uuidParam } from "@/lib/ids";
 import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
 import { queryBoolean } from "@/lib/query";
-import { MAX_DELIVERY_ERROR_LENGTH } from "@/domain/messages/messages.repository";
+import { MAX_DELIVERY_ERROR_LENGTH, MAX_SMS_LENGTH } from "@/domain/messages/messages.rules";
 
-export const MAX_SMS_LENGTH = 1600;
 export const MAX_NOTE_LENGTH = 10_000;
 /** The longest body of any message: both write paths check it by channel (`checkBodyLength`). */
 const MAX_BODY_LENGTH = Math.max(MAX_SMS_LENGTH, MAX_NOTE_LENGTH);

@@ -14,7 +14,7 @@ import { enforceIpRateLimit } from "@/middleware/rate-limit";
 type Ctx = Context<AppBindings>;
 
 /**
- * The OAuth 2.1 endpoints apps and MCP hosts call (lib/auth/oauth-server.ts): discovery, token
+ * The OAuth 2.1 endpoints apps and MCP hosts call (domain/auth/oauth-server.ts): discovery, token
  * (with refresh and RFC 7009 revocation) and dynamic client registration are the library's;
  * we add the per-IP limits, the agency a token answer is for, and the bookkeeping of an app's
  * own revocation. The consent page is the dashboard's. None of this is in the Partner API

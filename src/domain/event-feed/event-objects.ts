@@ -1,7 +1,7 @@
 import { appGrants, appointments, contacts, fields, invites, leadOrders, members, messages, paths, voiceCalls } from "@/db/schema";
 import { toPublicGrant } from "@/domain/auth/app-grants.repository";
-import { rowFromSnapshot, type EventObjectType } from "./events";
-import { toPublicAppointment } from "@/domain/appointments/appointments.repository";
+import { rowFromSnapshot, type EventObjectType } from "@/domain/events/events";
+import { toPublicAppointment } from "@/domain/calendar/appointments.repository";
 import { toPublicContact } from "@/domain/contacts/contacts.repository";
 import { toPublicField } from "@/domain/fields/fields.repository";
 import { toPublicLeadOrder } from "@/domain/lead-orders/lead-orders.repository";

@@ -2,7 +2,7 @@ import { and, count, eq, gte, lt } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { listOrder, readListPage, type PageWindow } from "@/db/list-order";
 import { events } from "@/db/schema";
-import type { EventType } from "./events";
+import type { EventType } from "@/domain/events/events";
 import { EVENT_RETENTION_MS } from "@/lib/webhooks/webhook-message";
 import { renderObject } from "./event-objects";
 

@@ -10,7 +10,7 @@ import { conflict } from "@/lib/errors";
 import { eventStatement, type EventType } from "@/domain/events/events";
 import { liveMemberQuery } from "@/domain/users/team-member";
 import { isoWithin, nowIso } from "@/lib/time";
-import { calendarMessages, LONGEST_APPOINTMENT_MS } from "@/domain/calendar/calendar.messages";
+import { calendarMessages, LONGEST_APPOINTMENT_MS } from "./calendar.messages";
 import { commit } from "@/db/outbox";
 
 export type AppointmentRow = typeof appointments.$inferSelect;

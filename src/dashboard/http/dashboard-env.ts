@@ -2,8 +2,8 @@ import type { Context } from "hono";
 import type { Env } from "@/env";
 import type { Actor } from "@/domain/audit/audit-log";
 import type { AppBindings } from "@/lib/context";
-import type { DashboardSession } from "./auth/sessions";
-import type { FormFields } from "./http/form";
+import type { DashboardSession } from "@/domain/auth/dashboard-sessions";
+import type { FormFields } from "./form";
 
 /** The dashboard's Hono environment: the app's, plus the signed-in session and a POST's parsed form. */
 export interface DashboardBindings {

@@ -6,7 +6,7 @@ import type { Env } from "@/env";
 import { auditStatement } from "@/domain/audit/audit-log";
 import { AGENCY_SECRET_SHAPE, agencyIdOfSecret, hashToken } from "@/lib/auth/tokens";
 import { nowIso } from "@/lib/time";
-import { DASHBOARD_ROLES } from "@/domain/auth/sign-in-links";
+import { DASHBOARD_ROLES } from "./sign-in-links";
 import { commit } from "@/db/outbox";
 
 /**

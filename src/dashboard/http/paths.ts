@@ -14,7 +14,7 @@ export const paths = {
   auditLog: `${DASHBOARD}/audit-log`,
   apps: `${DASHBOARD}/integrations/apps`,
   app: (grantId: string) => `${DASHBOARD}/integrations/apps/${grantId}`,
-  /** The OAuth authorization endpoint: the consent page (lib/auth/oauth-server.ts). */
+  /** The OAuth authorization endpoint: the consent page (domain/auth/oauth-server.ts). */
   authorize: OAUTH_PATHS.authorize,
   /** Workers static assets: public/dashboard/assets/. */
   stylesheet: `${DASHBOARD}/assets/dashboard.css`,

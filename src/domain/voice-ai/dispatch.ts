@@ -6,9 +6,9 @@ import { openingAtOrAfter } from "@/lib/calling-window";
 import type { Logger } from "@/lib/logger";
 import { agencySettingsQuery, callingWindowOf, effectiveSettings, type AgencySettings } from "@/domain/settings/settings.repository";
 import { DEFAULT_SETTINGS } from "@/domain/settings/settings.model";
-import type { VoiceAgentRow, VoicePhoneNumberRow } from "@/domain/voice-ai/agents.repository";
-import { callCostCents, callDebitStatements, DEFAULT_RATE_PER_MINUTE_CENTS, getWallet } from "@/domain/voice-ai/wallet.repository";
-import { callEvent, changeCall, type VoiceCallRow } from "@/domain/voice-ai/calls.repository";
+import type { VoiceAgentRow, VoicePhoneNumberRow } from "./agents.repository";
+import { callCostCents, callDebitStatements, DEFAULT_RATE_PER_MINUTE_CENTS, getWallet } from "./wallet.repository";
+import { callEvent, changeCall, type VoiceCallRow } from "./calls.repository";
 import {
   endedReasons,
   MAX_CALL_DURATION_SECONDS,
@@ -20,7 +20,7 @@ import {
   type CallMessage,
 } from "@/lib/queues/call-message";
 import { sendPoll } from "@/lib/queues/enqueue-calls";
-import { ProviderError, type CallOutcome, type DialRequest, type ProviderCallState, type VoiceProvider } from "@/domain/voice-ai/voice-provider";
+import { ProviderError, type CallOutcome, type DialRequest, type ProviderCallState, type VoiceProvider } from "./voice-provider";
 import { commit } from "@/db/outbox";
 
 /** What the consumer does with the message afterwards. */

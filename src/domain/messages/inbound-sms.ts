@@ -1,0 +1,45 @@
+import type { Db } from "@/db/client";
+import { commit } from "@/db/outbox";
+import * as contacts from "@/domain/contacts/contacts.repository";
+import { storeInbound } from "./messages.repository";
+import { MAX_SMS_LENGTH } from "./messages.rules";
+
+/** Keywords carriers and the CTIA treat as opting out of, and back into, a sender's texts. */
+const OPT_OUT = new Set(["STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT"]);
+const OPT_IN = new Set(["START", "YES", "UNSTOP"]);
+
+/**
+ * An SMS a person sent to an agency's number (docs/decisions/real-providers.md): kept in the
+ * conversation of the live contact with that phone, a new contact (source `sms`) when there is
+ * none, and an opt-out keyword (or its opposite) applied to that contact. `providerMessageId`
+ * makes a redelivered text change nothing.
+ */
+export async function receiveSms(db: Db, agencyId: string, input: { from: string; body: string; providerMessageId: string }) {
+  const body = input.body.slice(0, MAX_SMS_LENGTH) || "(empty message)";
+  let contact = await contacts.findLiveContact(db, agencyId, { phone: input.from });
+  if (!contact) {
+    try {
+      contact = await contacts.createContact(db, agencyId, {
+        firstName: "SMS",
+        lastName: input.from,
+        email: null,
+        phone: input.from,
+        tags: [],
+        source: "sms",
+        pathId: null,
+        customFields: {},
+        externalId: null,
+      });
+    } catch (error) {
+      // Two texts from one new number at once: the other created the contact.
+      contact = await contacts.findLiveContact(db, agencyId, { phone: input.from });
+      if (!contact) throw error;
+    }
+  }
+  const keyword = body.trim().toUpperCase();
+  const optOut = OPT_OUT.has(keyword) ? true : OPT_IN.has(keyword) ? false : undefined;
+  // The keyword's effect is written in the message's own batch, only with a message stored now:
+  // a text the provider sends again changes nothing, and a failed write leaves both undone for the retry.
+  const { message, stored } = storeInbound(db, agencyId, { contactId: contact.id, body, providerMessageId: input.providerMessageId });
+  await commit(db, [...stored, ...(optOut === undefined ? [] : contacts.setSmsOptOutIf(db, agencyId, contact.id, optOut, message.id))]);
+}
