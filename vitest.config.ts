@@ -19,7 +19,7 @@ export default defineConfig(async () => {
               wrangler: { configPath: "./wrangler.toml" },
               miniflare: {
                 // A database of its own for the test of upgrading a one-database deployment
-                // (test/upgrade.test.ts); not a shard (its name is not DB_*).
+                // (test/db/upgrade.test.ts); not a shard (its name is not DB_*).
                 d1Databases: ["UPGRADE_DB"],
                 // For the tests only: Twilio's signing helper (twilio/lib/webhooks) needs node:crypto.
                 // The Worker itself uses no Node API, and production runs without the flag.

@@ -14,7 +14,7 @@ import * as schema from "./schema";
  *
  * Not listed: `record_counts` and `contacts_fts`, which triggers keep from `contacts` and
  * `voice_calls` (a move rebuilds them by inserting; a purge empties them by deleting), and the
- * directory's own tables. test/agency-move.test.ts fails when a table with an `agency_id`
+ * directory's own tables. test/domain/agencies/move-agency.test.ts fails when a table with an `agency_id`
  * column is missing here or has no freeze triggers.
  */
 export interface AgencyTable {

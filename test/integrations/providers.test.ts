@@ -1,0 +1,407 @@
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+// Twilio's own signing helper: the one Twilio's SDKs validate with.
+import { getExpectedTwilioSignature } from "twilio/lib/webhooks/webhooks";
+import type { Env } from "@/env";
+import { admin, BASE, expectError } from "../helpers/http";
+import { setupAgency, type TestAgency } from "../helpers/factories";
+import { createContact } from "../helpers/path-factories";
+import { dbOf } from "../helpers/shards";
+import { createCall, createVoiceAgent, envWith, fetchWithEnv, getCall, getWallet, ledgerOf, recordingQueue, setupVoiceAgency } from "../helpers/voice-factories";
+import { deliver, dial, poll } from "../helpers/voice-queue";
+
+const PUBLIC = "https://partner.test";
+const ACCOUNT_SID = "AC00000000000000000000000000000001";
+const AUTH_TOKEN = "twilio-test-auth-token";
+const TWILIO_URL = "https://twilio.test";
+const VAPI_URL = "https://vapi.test";
+const VAPI_KEY = "vapi-test-key";
+const VAPI_SECRET = "vapi-webhook-secret";
+
+const twilioEnv = () =>
+  envWith({ SMS_PROVIDER: "twilio", TWILIO_ACCOUNT_SID: ACCOUNT_SID, TWILIO_AUTH_TOKEN: AUTH_TOKEN, TWILIO_BASE_URL: TWILIO_URL, PUBLIC_BASE_URL: PUBLIC });
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+/** Any request to the Worker with a custom env. */
+async function send(customEnv: Env, path: string, init: RequestInit & { token?: string } = {}) {
+  const headers = new Headers(init.headers);
+  if (init.token) headers.set("Authorization", `Bearer ${init.token}`);
+  const res = await fetchWithEnv(customEnv, new Request(`${BASE}${path}`, { ...init, headers }));
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // TwiML or empty
+  }
+  return { status: res.status, headers: res.headers, body };
+}
+
+/** POST /messages with `channel: sms`, on a deployment whose SMS go through Twilio. */
+const sendSms = (agency: TestAgency, contactUuid: string, body: string) =>
+  send(twilioEnv(), "/api/v2/messages", {
+    method: "POST",
+    token: agency.token,
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ contact_uuid: contactUuid, channel: "sms", body }),
+  });
+
+/** A form Twilio posts to `path`, signed by Twilio's own helper (or with `signature` instead). */
+function twilioPost(path: string, params: Record<string, string>, signature?: string | null) {
+  const url = `${PUBLIC}${path}`;
+  const headers: Record<string, string> = { "Content-Type": "application/x-www-form-urlencoded" };
+  const signed = signature === undefined ? getExpectedTwilioSignature(AUTH_TOKEN, url, params) : signature;
+  if (signed !== null) headers["X-Twilio-Signature"] = signed;
+  return send(twilioEnv(), path, { method: "POST", headers, body: new URLSearchParams(params).toString() });
+}
+
+/** The path and query of a StatusCallback URL, as Twilio requests it. */
+const statusPath = (url: string) => {
+  const parsed = new URL(url);
+  return `${parsed.pathname}${parsed.search}`;
+};
+
+let numberCounter = 0;
+async function agencyWithNumber(): Promise<TestAgency & { number: string }> {
+  const agency = await setupAgency();
+  const number = `+1415777${String(1000 + ++numberCounter).slice(-4)}`;
+  const res = await admin("PUT", `/agencies/${agency.agencyUuid}/sms-number`, { number });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body.agency.sms_number).toBe(number);
+  return { ...agency, number };
+}
+
+/** A fake of Twilio's Messages API: its request format and its answers. */
+function fakeTwilio() {
+  const requests: { url: string; authorization: string | null; form: Record<string, string> }[] = [];
+  const fetcher = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = new Request(input, init);
+    const form = Object.fromEntries(new URLSearchParams(await request.text()));
+    requests.push({ url: request.url, authorization: request.headers.get("Authorization"), form });
+    if (request.headers.get("Authorization") !== `Basic ${btoa(`${ACCOUNT_SID}:${AUTH_TOKEN}`)}`) {
+      return Response.json({ code: 20003, message: "Authenticate", more_info: "https://www.twilio.com/docs/errors/20003", status: 401 }, { status: 401 });
+    }
+    if (form.To === "+15005550001") {
+      return Response.json(
+        { code: 21211, message: `The 'To' number ${form.To} is not a valid phone number.`, more_info: "https://www.twilio.com/docs/errors/21211", status: 400 },
+        { status: 400 },
+      );
+    }
+    const sid = `SM${crypto.randomUUID().replaceAll("-", "")}`;
+    return Response.json(
+      { sid, account_sid: ACCOUNT_SID, from: form.From, to: form.To, body: form.Body, status: "queued", error_code: null, error_message: null, num_segments: "1" },
+      { status: 201 },
+    );
+  };
+  return { fetch: fetcher, requests };
+}
+
+async function messagesOf(agency: TestAgency) {
+  const db = await dbOf(agency.agencyUuid);
+  return (
+    await db
+      .prepare("SELECT id, contact_id, direction, body, delivery_status, delivery_error, provider_message_id FROM messages WHERE agency_id = ? ORDER BY created_at")
+      .bind(agency.agencyUuid)
+      .all<Record<string, string | null>>()
+  ).results;
+}
+
+async function eventTypes(agency: TestAgency) {
+  const db = await dbOf(agency.agencyUuid);
+  return (await db.prepare("SELECT type FROM events WHERE agency_id = ? ORDER BY created_at, rowid").bind(agency.agencyUuid).all<{ type: string }>()).results.map((r) => r.type);
+}
+
+describe("SMS through Twilio", () => {
+  it("sends from the agency's number with a StatusCallback, and a signed status callback moves it to delivered, never back", async () => {
+    const agency = await agencyWithNumber();
+    const contact = await createContact(agency.token, { phone: "+14155550161" });
+    const twilio = fakeTwilio();
+    vi.stubGlobal("fetch", twilio.fetch);
+    const sent = await sendSms(agency, contact.contact_uuid, "Your showing is confirmed.");
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    expect(sent.body.message).toMatchObject({ direction: "outbound", delivery_status: "queued", delivery_error: null });
+    expect(twilio.requests).toEqual([
+      {
+        url: `${TWILIO_URL}/2010-04-01/Accounts/${ACCOUNT_SID}/Messages.json`,
+        authorization: `Basic ${btoa(`${ACCOUNT_SID}:${AUTH_TOKEN}`)}`,
+        form: {
+          To: "+14155550161",
+          From: agency.number,
+          Body: "Your showing is confirmed.",
+          StatusCallback: `${PUBLIC}/providers/twilio/status?agency=${agency.agencyUuid}&message=${sent.body.message.message_uuid}`,
+        },
+      },
+    ]);
+    const [stored] = await messagesOf(agency);
+    const sid = stored!.provider_message_id!;
+    expect(sid).toMatch(/^SM/);
+
+    const callback = statusPath(twilio.requests[0]!.form.StatusCallback!);
+    const status = (MessageStatus: string, extra: Record<string, string> = {}) =>
+      twilioPost(callback, { MessageSid: sid, MessageStatus, AccountSid: ACCOUNT_SID, From: agency.number, To: "+14155550161", ApiVersion: "2010-04-01", ...extra });
+    expect((await status("sent")).status).toBe(204);
+    expect((await status("delivered")).status).toBe(204);
+    // Out of order: a late `sent` does not move a delivered message back.
+    expect((await status("sent")).status).toBe(204);
+    const read = await send(env as unknown as Env, `/api/v2/messages?contact_uuid=${contact.contact_uuid}`, { token: agency.token });
+    expect(read.body.messages[0]).toMatchObject({ delivery_status: "delivered", delivery_error: null });
+    expect((await eventTypes(agency)).filter((t) => t.startsWith("message."))).toEqual(["message.sent", "message.updated", "message.updated"]);
+    // A callback with a bad signature changes nothing.
+    expectError(await twilioPost(callback, { MessageSid: sid, MessageStatus: "failed", From: agency.number }, "bm90IHR3aWxpbw=="), 403, "Invalid X-Twilio-Signature", "invalid_signature");
+    // A report for another of Twilio's messages does not touch this one.
+    expect((await twilioPost(callback, { MessageSid: "SMother", MessageStatus: "failed", From: agency.number })).status).toBe(204);
+    const still = await send(env as unknown as Env, `/api/v2/messages?contact_uuid=${contact.contact_uuid}`, { token: agency.token });
+    expect(still.body.messages[0].delivery_status).toBe("delivered");
+  });
+
+  it("keeps Twilio's error code when it refuses a send, and when a message turns out undelivered", async () => {
+    const agency = await agencyWithNumber();
+    const bad = await createContact(agency.token, { phone: "+15005550001" });
+    const good = await createContact(agency.token, { phone: "+14155550162" });
+    const twilio = fakeTwilio();
+    vi.stubGlobal("fetch", twilio.fetch);
+    const sms = (contactUuid: string) =>
+      sendSms(agency, contactUuid, "Hello");
+    const refused = await sms(bad.contact_uuid);
+    expect(refused.status).toBe(201);
+    expect(refused.body.message).toMatchObject({ delivery_status: "failed", delivery_error: "21211 The 'To' number +15005550001 is not a valid phone number." });
+    const accepted = await sms(good.contact_uuid);
+    const sid = (await messagesOf(agency)).find((m) => m.id === accepted.body.message.message_uuid)!.provider_message_id!;
+    const undelivered = await twilioPost(statusPath(twilio.requests[1]!.form.StatusCallback!), {
+      MessageSid: sid,
+      MessageStatus: "undelivered",
+      ErrorCode: "30003",
+      From: agency.number,
+      To: "+14155550162",
+    });
+    expect(undelivered.status).toBe(204);
+    const after = await send(env as unknown as Env, `/api/v2/messages?contact_uuid=${good.contact_uuid}`, { token: agency.token });
+    expect(after.body.messages[0]).toMatchObject({ delivery_status: "failed", delivery_error: "30003" });
+  });
+
+  it("applies a delivery report that arrives before Twilio's answer to the send, and the answer does not undo it", async () => {
+    const agency = await agencyWithNumber();
+    const contact = await createContact(agency.token, { phone: "+14155550164" });
+    const twilio = fakeTwilio();
+    // Twilio reports `delivered` while the send's own answer (`queued`) is still on its way.
+    vi.stubGlobal("fetch", async (input: RequestInfo | URL, init?: RequestInit) => {
+      const answer = await twilio.fetch(input, init);
+      const { sid } = (await answer.clone().json()) as { sid: string };
+      const report = await twilioPost(statusPath(twilio.requests.at(-1)!.form.StatusCallback!), { MessageSid: sid, MessageStatus: "delivered", From: agency.number });
+      expect(report.status).toBe(204);
+      return answer;
+    });
+    const sent = await sendSms(agency, contact.contact_uuid, "Early report");
+    expect(sent.status).toBe(201);
+    expect(sent.body.message.delivery_status).toBe("delivered");
+    const read = await send(env as unknown as Env, `/api/v2/messages?contact_uuid=${contact.contact_uuid}`, { token: agency.token });
+    expect(read.body.messages[0]).toMatchObject({ delivery_status: "delivered", delivery_error: null });
+    expect((await messagesOf(agency))[0]!.provider_message_id).toMatch(/^SM/);
+  });
+
+  it("refuses to text a contact that opted out: 409 sms_opt_out, nothing sent", async () => {
+    const agency = await agencyWithNumber();
+    const contact = await createContact(agency.token, { phone: "+14155550163" });
+    const stop = await twilioPost("/providers/twilio/sms", { MessageSid: `SM${crypto.randomUUID().replaceAll("-", "")}`, From: "+14155550163", To: agency.number, Body: "STOP" });
+    expect(stop.status).toBe(200);
+    const twilio = fakeTwilio();
+    vi.stubGlobal("fetch", twilio.fetch);
+    const res = await sendSms(agency, contact.contact_uuid, "Hello again");
+    expectError(res, 409, "Contact has opted out of SMS (texted STOP); they must text START to your number before you can send them an SMS", "sms_opt_out");
+    expect(twilio.requests).toEqual([]);
+    expect((await messagesOf(agency)).filter((m) => m.direction === "outbound")).toEqual([]);
+  });
+});
+
+describe("inbound SMS from Twilio", () => {
+  const inbound = (agency: { number: string }, params: Record<string, string>, signature?: string | null) =>
+    twilioPost("/providers/twilio/sms", { AccountSid: ACCOUNT_SID, To: agency.number, NumMedia: "0", ...params }, signature);
+
+  it("stores a signed text for the agency owning the To number, creating its contact, and answers empty TwiML; a retry is stored once", async () => {
+    const agency = await agencyWithNumber();
+    const sid = `SM${crypto.randomUUID().replaceAll("-", "")}`;
+    const first = await inbound(agency, { MessageSid: sid, From: "+14155550171", Body: "Is the house still available?" });
+    expect(first.status).toBe(200);
+    expect(first.headers.get("Content-Type")).toContain("text/xml");
+    expect(first.body).toBe('<?xml version="1.0" encoding="UTF-8"?><Response></Response>');
+    const again = await inbound(agency, { MessageSid: sid, From: "+14155550171", Body: "Is the house still available?" });
+    expect(again.status).toBe(200);
+    const stored = await messagesOf(agency);
+    expect(stored).toEqual([
+      expect.objectContaining({ direction: "inbound", body: "Is the house still available?", provider_message_id: sid, delivery_status: null }),
+    ]);
+    const contact = await send(env as unknown as Env, `/api/v2/contacts/${stored[0]!.contact_id}`, { token: agency.token });
+    expect(contact.body.contact).toMatchObject({ phone: "+14155550171", source: "sms", sms_opt_out: false });
+    expect((await eventTypes(agency)).filter((t) => t === "message.received")).toHaveLength(1);
+  });
+
+  it("refuses an invalid or missing signature with 403 and stores nothing", async () => {
+    const agency = await agencyWithNumber();
+    const params = { MessageSid: `SM${crypto.randomUUID().replaceAll("-", "")}`, From: "+14155550172", Body: "Hello" };
+    // Signed for another URL, and signed with another token.
+    const wrongUrl = getExpectedTwilioSignature(AUTH_TOKEN, `${PUBLIC}/elsewhere`, { AccountSid: ACCOUNT_SID, To: agency.number, NumMedia: "0", ...params });
+    const wrongToken = getExpectedTwilioSignature("not-our-token", `${PUBLIC}/providers/twilio/sms`, { AccountSid: ACCOUNT_SID, To: agency.number, NumMedia: "0", ...params });
+    for (const signature of [wrongUrl, wrongToken, "", null]) {
+      expectError(await inbound(agency, params, signature), 403, "Invalid X-Twilio-Signature", "invalid_signature");
+    }
+    // A body changed after signing.
+    const signed = getExpectedTwilioSignature(AUTH_TOKEN, `${PUBLIC}/providers/twilio/sms`, { AccountSid: ACCOUNT_SID, To: agency.number, NumMedia: "0", ...params });
+    expectError(await inbound(agency, { ...params, Body: "Hello!" }, signed), 403, "Invalid X-Twilio-Signature", "invalid_signature");
+    expect(await messagesOf(agency)).toEqual([]);
+  });
+
+  it("answers 404 for a To number no agency has, storing nothing", async () => {
+    const agency = await agencyWithNumber();
+    const res = await inbound({ number: "+14155559999" }, { MessageSid: `SM${crypto.randomUUID().replaceAll("-", "")}`, From: "+14155550173", Body: "Hi" });
+    expectError(res, 404, "No agency has this SMS number", "not_found");
+    expect(await messagesOf(agency)).toEqual([]);
+  });
+
+  it("marks the contact opted out on STOP and back in on START, each change a contact.updated event", async () => {
+    const agency = await agencyWithNumber();
+    const contact = await createContact(agency.token, { phone: "+14155550174" });
+    const text = (Body: string) => inbound(agency, { MessageSid: `SM${crypto.randomUUID().replaceAll("-", "")}`, From: "+14155550174", Body });
+    const optOut = async () => (await send(env as unknown as Env, `/api/v2/contacts/${contact.contact_uuid}`, { token: agency.token })).body.contact.sms_opt_out;
+    expect((await text(" stop ")).status).toBe(200);
+    expect(await optOut()).toBe(true);
+    expect((await text("Unsubscribe")).status).toBe(200);
+    expect(await optOut()).toBe(true);
+    expect((await text("START")).status).toBe(200);
+    expect(await optOut()).toBe(false);
+    expect((await eventTypes(agency)).filter((t) => t === "contact.updated")).toHaveLength(2);
+  });
+
+  it("gives a number to one agency only: 409 for another", async () => {
+    const first = await agencyWithNumber();
+    const second = await setupAgency();
+    const res = await admin("PUT", `/agencies/${second.agencyUuid}/sms-number`, { number: first.number });
+    expectError(res, 409, `${first.number} is the SMS number of another agency (${first.agencyUuid})`, "conflict");
+    const read = await admin("GET", `/agencies/${first.agencyUuid}`);
+    expect(read.body.agency.sms_number).toBe(first.number);
+    expectError(await admin("PUT", `/agencies/${second.agencyUuid}/sms-number`, { number: "12" }), 400);
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+// Vapi: the fake upstream of voice-dispatch.test.ts, and server messages posted back.
+
+function fakeVapi() {
+  const calls = new Map<string, Record<string, unknown>>();
+  const requests: { method: string; body: any }[] = [];
+  const fetcher = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    const body = request.method === "POST" ? ((await request.json()) as Record<string, unknown>) : undefined;
+    requests.push({ method: request.method, body });
+    const url = new URL(request.url);
+    if (request.method === "POST" && url.pathname === "/call") {
+      const call = { id: `vapi-${crypto.randomUUID()}`, status: "queued", ...body };
+      calls.set(call.id, call);
+      return Response.json(call, { status: 201 });
+    }
+    const match = /^\/call\/([^/]+)$/.exec(url.pathname);
+    if (request.method === "GET" && match && calls.has(match[1]!)) return Response.json(calls.get(match[1]!));
+    return Response.json({ message: "Not Found" }, { status: 404 });
+  };
+  const end = (id: string, fields: Record<string, unknown>) => calls.set(id, { ...(calls.get(id) ?? {}), status: "ended", ...fields });
+  return { fetch: fetcher, calls, requests, end };
+}
+
+const ENDED = { endedReason: "customer-ended-call", startedAt: "2026-11-21T15:00:00.000Z", endedAt: "2026-11-21T15:02:01.000Z", analysis: { summary: "Booked a showing." } };
+
+async function dialedVapiCall() {
+  const { agencyUuid, token } = await setupVoiceAgency();
+  const agent = await createVoiceAgent(agencyUuid, { name: "Vapi Ava", provider_agent_id: "asst_live", phone_numbers: [{ number: `+1212555${String(2000 + ++numberCounter).slice(-4)}`, provider_number_id: "pn_live" }] });
+  const call = await createCall(token, { delay_seconds: 3600, voice_agent_uuid: agent.agent_uuid });
+  const vapi = fakeVapi();
+  vi.stubGlobal("fetch", vapi.fetch);
+  const vapiEnv = envWith({
+    VOICE_PROVIDER: "vapi",
+    VAPI_API_KEY: VAPI_KEY,
+    VAPI_BASE_URL: VAPI_URL,
+    VAPI_WEBHOOK_SECRET: VAPI_SECRET,
+    PUBLIC_BASE_URL: PUBLIC,
+    CALL_QUEUE: recordingQueue().queue,
+  });
+  await deliver([{ body: dial(call.call_uuid) }], { env: vapiEnv });
+  const providerCallId = [...vapi.calls.keys()][0]!;
+  return { agencyUuid, token, call, vapi, vapiEnv, providerCallId };
+}
+
+/** The end-of-call report Vapi posts, for the call it placed. */
+/** The path of a call's server URL, as the call asked Vapi to post to (query included). */
+const serverPath = (vapi: ReturnType<typeof fakeVapi>, providerCallId: string) => {
+  const url = new URL((vapi.calls.get(providerCallId)!.assistantOverrides as { server: { url: string } }).server.url);
+  return `${url.pathname}${url.search}`;
+};
+
+const report = (vapiEnv: Env, vapi: ReturnType<typeof fakeVapi>, providerCallId: string, secret: string | null = VAPI_SECRET) =>
+  send(vapiEnv, serverPath(vapi, providerCallId), {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...(secret === null ? {} : { "x-vapi-secret": secret }) },
+    body: JSON.stringify({ message: { type: "end-of-call-report", ...ENDED, call: { ...vapi.calls.get(providerCallId), status: "ended" } } }),
+  });
+
+describe("Vapi server messages", () => {
+  it("asks Vapi for status updates and the end-of-call report at our URL, with our secret", async () => {
+    const { vapi, call, agencyUuid } = await dialedVapiCall();
+    expect(vapi.requests[0]!.body.assistantOverrides).toMatchObject({
+      server: { url: `${PUBLIC}/providers/vapi/events?call=${call.call_uuid}&agency=${agencyUuid}`, headers: { "x-vapi-secret": VAPI_SECRET } },
+      serverMessages: ["status-update", "end-of-call-report"],
+      metadata: { call_uuid: call.call_uuid, agency_uuid: agencyUuid },
+    });
+  });
+
+  it("completes a call by the end-of-call report alone, charging once, and a poll after it finds the call ended", async () => {
+    const { token, call, vapi, vapiEnv, providerCallId } = await dialedVapiCall();
+    const status = await send(vapiEnv, serverPath(vapi, providerCallId), {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "x-vapi-secret": VAPI_SECRET },
+      body: JSON.stringify({ message: { type: "status-update", status: "in-progress", call: vapi.calls.get(providerCallId) } }),
+    });
+    expect(status.body).toEqual({ success: true, applied: false });
+    const res = await report(vapiEnv, vapi, providerCallId);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toEqual({ success: true, applied: true });
+    expect(await getCall(token, call.call_uuid)).toMatchObject({ status: "completed", duration_seconds: 121, summary: "Booked a showing.", cost_cents: 36 });
+    expect((await report(vapiEnv, vapi, providerCallId)).body).toEqual({ success: true, applied: false });
+    await deliver([{ body: poll(call.call_uuid) }], { env: vapiEnv });
+    expect(vapi.requests.filter((r) => r.method === "GET")).toEqual([]);
+    expect(await ledgerOf(call.call_uuid)).toEqual([{ type: "call_debit", amount_cents: -36, call_id: call.call_uuid }]);
+    expect((await getWallet(token)).balance_cents).toBe(5000 - 36);
+  });
+
+  it("completes a call by the poll alone when no report comes", async () => {
+    const { token, call, vapi, vapiEnv, providerCallId } = await dialedVapiCall();
+    vapi.end(providerCallId, ENDED);
+    await deliver([{ body: poll(call.call_uuid) }], { env: vapiEnv });
+    expect(await getCall(token, call.call_uuid)).toMatchObject({ status: "completed", cost_cents: 36 });
+    expect(await ledgerOf(call.call_uuid)).toHaveLength(1);
+  });
+
+  it("applies a report and a poll arriving at once exactly once: one completion, one debit", async () => {
+    const { token, call, vapi, vapiEnv, providerCallId } = await dialedVapiCall();
+    vapi.end(providerCallId, ENDED);
+    const [reported] = await Promise.all([report(vapiEnv, vapi, providerCallId), deliver([{ body: poll(call.call_uuid) }], { env: vapiEnv }), report(vapiEnv, vapi, providerCallId)]);
+    expect(reported.status).toBe(200);
+    expect(await getCall(token, call.call_uuid)).toMatchObject({ status: "completed", cost_cents: 36 });
+    expect(await ledgerOf(call.call_uuid)).toEqual([{ type: "call_debit", amount_cents: -36, call_id: call.call_uuid }]);
+    expect((await getWallet(token)).balance_cents).toBe(5000 - 36);
+  });
+
+  it("refuses a wrong or missing secret with 403, changing nothing", async () => {
+    const { token, call, vapi, vapiEnv, providerCallId } = await dialedVapiCall();
+    expectError(await report(vapiEnv, vapi, providerCallId, "not-the-secret"), 403, "Invalid x-vapi-secret", "invalid_signature");
+    expectError(await report(vapiEnv, vapi, providerCallId, null), 403, "Invalid x-vapi-secret", "invalid_signature");
+    // The right secret, but not a call's own URL: nothing to route by.
+    const unrouted = await send(vapiEnv, "/providers/vapi/events", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "x-vapi-secret": VAPI_SECRET },
+      body: JSON.stringify({ message: { type: "end-of-call-report", ...ENDED, call: vapi.calls.get(providerCallId) } }),
+    });
+    expectError(unrouted, 400, undefined, "validation_error");
+    expect(await getCall(token, call.call_uuid)).toMatchObject({ status: "in-progress" });
+  });
+});
