@@ -1,11 +1,8 @@
 import { z, type RouteHandler } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
-import type { Db } from "@/db/client";
-import { agencySecrets } from "@/db/schema";
+import { putAgencySecret } from "@/domain/settings/agency-secrets.repository";
 import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-router";
 import { jsonBody } from "@/lib/openapi";
-import { nowIso } from "@/lib/time";
 import { ERRORS_WITHOUT_CONFLICT, adminJson, adminRoute, agencyParams, requireAgency } from "./admin-route";
 
 const SECRET_NAME = /^[a-z][a-z0-9_.-]{0,63}$/;
@@ -42,22 +39,10 @@ export const putSecretRoute = adminRoute(
   ERRORS_WITHOUT_CONFLICT,
 );
 
-/** Insert, or replace the value of an existing name; true when it was new. */
-async function putSecret(db: Db, agencyId: string, name: string, value: string) {
-  const now = nowIso();
-  const inserted = await db.insert(agencySecrets).values({ agencyId, name, value, updatedAt: now }).onConflictDoNothing().returning({ name: agencySecrets.name });
-  if (inserted.length > 0) return { created: true, updatedAt: now };
-  await db
-    .update(agencySecrets)
-    .set({ value, updatedAt: now })
-    .where(and(eq(agencySecrets.agencyId, agencyId), eq(agencySecrets.name, name)));
-  return { created: false, updatedAt: now };
-}
-
 const putSecretHandler: RouteHandler<typeof putSecretRoute, AppBindings> = async (c) => {
   const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
   const { name, value } = c.req.valid("json");
-  const { created, updatedAt } = await putSecret(c.var.db, agency.id, name, value);
+  const { created, updatedAt } = await putAgencySecret(c.var.db, agency.id, name, value);
   const body = { success: true as const, secret: { name, updated_at: updatedAt } };
   return created ? c.json(body, 201) : c.json(body, 200);
 };

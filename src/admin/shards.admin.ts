@@ -1,5 +1,5 @@
 import { z, type RouteHandler } from "@hono/zod-openapi";
-import { getShard, saveShard, shardBinding } from "@/db/shards";
+import { getShard, hasShardSchema, saveShard, shardBinding } from "@/db/shards";
 import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-router";
 import { assignSmsNumber, smsNumberOf } from "@/domain/messages/sms-numbers";
@@ -143,11 +143,7 @@ const putShardHandler: RouteHandler<typeof putShardRoute, AppBindings> = async (
   const body = c.req.valid("json");
   const d1 = shardBinding(c.env, name);
   if (!d1) throw badRequest(shardMessages.notBound(name));
-  try {
-    await d1.prepare("SELECT 1 FROM agency_freezes LIMIT 1").run();
-  } catch {
-    throw badRequest(shardMessages.noSchema(name));
-  }
+  if (!(await hasShardSchema(d1))) throw badRequest(shardMessages.noSchema(name));
   const existed = await getShard(c.env, name);
   await saveShard(c.env, { name, region: body.region, open: body.open }, nowIso());
   const shard = toPublicShard(await viewOf(c, name));

@@ -34,6 +34,19 @@ export function shardDatabase(env: Env, name: string): D1Database {
   return d1;
 }
 
+/**
+ * Whether the shard's database was migrated: `agency_freezes` comes with the shards' migration
+ * (0011), so a database without it cannot hold agencies.
+ */
+export async function hasShardSchema(d1: D1Database): Promise<boolean> {
+  try {
+    await d1.prepare("SELECT 1 FROM agency_freezes LIMIT 1").run();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Every shard binding of this Worker, registered or not. */
 export const boundShards = (env: Env) => Object.keys(env).filter((name) => shardBinding(env, name) !== undefined);
 

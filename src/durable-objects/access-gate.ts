@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
-import { agencyLocation, recordLocation, shardDatabase } from "@/db/shards";
+import { shardDatabase } from "@/db/shards";
 import type { Env } from "@/env";
+import { readGrantState, readKeyState, type GrantState, type KeyState } from "@/domain/auth/gate-state";
 import { authorizationServer } from "@/domain/auth/oauth-server";
 import type {
   AccessGateApi,
@@ -16,19 +17,6 @@ import { sha256Hex, timingSafeEqual } from "@/lib/crypto";
 import type { Caller } from "@/lib/caller";
 import { effectiveLimit } from "@/lib/rate-limits";
 import { LastUsedWriter } from "./last-used";
-
-interface KeyState {
-  agencyId: string;
-  /** The shard the agency lives on, from the directory (docs/decisions/shards-and-moves.md). */
-  shard: string;
-  /** The agency is being copied to another shard: its writes wait. */
-  moving: boolean;
-  accessHash: string;
-  scopes: string[];
-  expiresAt: string | null;
-  revokedAt: string | null;
-  rateLimitMultiplier: number;
-}
 
 /**
  * A key's cached state lives this long at most. Every change to a key (revoke, renew,
@@ -53,13 +41,6 @@ interface GrantToken {
   audience: string;
   expiresAtMs: number;
   checkedAt: number;
-}
-
-/** A connected app's grant, as its gate needs it: where its agency lives, and its row's limits. */
-interface GrantState {
-  shard: string;
-  moving: boolean;
-  rateLimitMultiplier: number;
 }
 
 /** A grant's gate keeps at most this many tokens in mind: its app holds one or two at a time. */
@@ -288,33 +269,7 @@ export class AccessGate extends DurableObject<Env> implements AccessGateApi {
   private async keyState(keyId: string): Promise<KeyState | null> {
     if (this.key && Date.now() - this.key.loadedAt < KEY_CACHE_MS) return this.key.state;
     const generation = this.generation;
-    const location = await recordLocation(this.env, "api_key", keyId);
-    const row = location
-      ? await shardDatabase(this.env, location.shard)
-          .prepare("SELECT agency_id, access_hash, scopes, expires_at, revoked_at, rate_limit_multiplier FROM api_keys WHERE id = ?")
-          .bind(keyId)
-          .first<{
-            agency_id: string;
-            access_hash: string;
-            scopes: string;
-            expires_at: string | null;
-            revoked_at: string | null;
-            rate_limit_multiplier: number;
-          }>()
-      : null;
-    const state: KeyState | null =
-      location && row
-        ? {
-            agencyId: row.agency_id,
-            shard: location.shard,
-            moving: location.movingTo !== null,
-            accessHash: row.access_hash,
-            scopes: JSON.parse(row.scopes) as string[],
-            expiresAt: row.expires_at,
-            revokedAt: row.revoked_at,
-            rateLimitMultiplier: row.rate_limit_multiplier,
-          }
-        : null;
+    const state = await readKeyState(this.env, keyId);
     // An invalidation that arrived while we were reading wins: don't cache what it replaced.
     if (generation === this.generation) this.key = { state, loadedAt: Date.now() };
     return state;
@@ -359,14 +314,7 @@ export class AccessGate extends DurableObject<Env> implements AccessGateApi {
     const known = this.grant;
     if (known && known.agencyId === agencyId && Date.now() - known.loadedAt < KEY_CACHE_MS) return known.state;
     const generation = this.generation;
-    const location = await agencyLocation(this.env, agencyId);
-    const row = location
-      ? await shardDatabase(this.env, location.shard)
-          .prepare("SELECT rate_limit_multiplier, revoked_at FROM app_grants WHERE id = ? AND agency_id = ?")
-          .bind(grantId, agencyId)
-          .first<{ rate_limit_multiplier: number; revoked_at: string | null }>()
-      : null;
-    const state = location && row && !row.revoked_at ? { shard: location.shard, moving: location.movingTo !== null, rateLimitMultiplier: row.rate_limit_multiplier } : null;
+    const state = await readGrantState(this.env, agencyId, grantId);
     if (generation === this.generation) this.grant = { agencyId, state, loadedAt: Date.now() };
     return state;
   }

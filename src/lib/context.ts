@@ -1,7 +1,7 @@
 import type { Env } from "@/env";
 import type { Db } from "@/db/client";
 import type { Logger } from "@/lib/logger";
-import type { RowsReadRecorder } from "@/lib/rows-read";
+import type { RowsReadRecorder } from "@/db/rows-read";
 import type { Caller } from "./caller";
 
 export type { Caller, CallerCredential } from "./caller";

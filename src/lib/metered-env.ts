@@ -1,6 +1,6 @@
 import { isShardName } from "@/db/shards";
 import type { Env } from "@/env";
-import { recordRowsRead, type RowsReadRecorder } from "@/lib/rows-read";
+import { recordRowsRead, type RowsReadRecorder } from "@/db/rows-read";
 
 /**
  * The benchmark's count of a job's D1 work (`npm run bench`, BENCH_METRICS=on only): the env

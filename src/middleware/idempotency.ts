@@ -1,13 +1,9 @@
-import { and, eq, lt } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
-import { idempotencyKeys } from "@/db/schema";
+import { claimIdempotencyKey, releaseIdempotencyKey, storeIdempotentResponse } from "@/domain/idempotency/idempotency.repository";
 import type { AppBindings } from "@/lib/context";
 import { sha256Hex } from "@/lib/crypto";
 import { ApiError, badRequest, messages } from "@/lib/errors";
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from "@/lib/request-headers";
-import { addDays } from "@/lib/time";
-import { commit } from "@/db/outbox";
-
 
 /**
  * Idempotency-Key with Stripe's semantics, per agency and key. The claim is an INSERT that
@@ -27,23 +23,9 @@ export const idempotency: MiddlewareHandler<AppBindings> = async (c, next) => {
   // Hash the raw bytes (not text): any body, JSON or not, must match exactly to be replayed.
   const body = new Uint8Array(await c.req.arrayBuffer());
   const requestHash = await sha256Hex(`${c.req.method} ${c.req.path}\n`, body);
-  const now = new Date();
-  const where = and(eq(idempotencyKeys.agencyId, agencyId), eq(idempotencyKeys.key, key));
+  const { claimed, held: stored } = await claimIdempotencyKey(db, agencyId, key, requestHash, new Date());
 
-  // One round trip: clear an expired record (it no longer counts), try the claim, and read
-  // whatever holds the key now. A batch runs as one transaction, in this order.
-  const [, claimed, held] = await commit(db, [
-    db.delete(idempotencyKeys).where(and(where, lt(idempotencyKeys.expiresAt, now.toISOString()))),
-    db
-      .insert(idempotencyKeys)
-      .values({ agencyId, key, requestHash, state: "in_progress", createdAt: now.toISOString(), expiresAt: addDays(now, 1).toISOString() })
-      .onConflictDoNothing()
-      .returning({ key: idempotencyKeys.key }),
-    db.select().from(idempotencyKeys).where(where),
-  ]);
-
-  if (claimed.length === 0) {
-    const stored = held[0];
+  if (!claimed) {
     if (stored && stored.requestHash !== requestHash) {
       throw new ApiError("idempotency_key_mismatch", messages.idempotencyMismatch);
     }
@@ -60,12 +42,9 @@ export const idempotency: MiddlewareHandler<AppBindings> = async (c, next) => {
     status = c.res.status;
   } finally {
     if (status >= 500) {
-      await db.delete(idempotencyKeys).where(where);
+      await releaseIdempotencyKey(db, agencyId, key);
     } else {
-      await db
-        .update(idempotencyKeys)
-        .set({ state: "done", responseStatus: status, responseBody: await c.res.clone().text() })
-        .where(where);
+      await storeIdempotentResponse(db, agencyId, key, status, await c.res.clone().text());
     }
   }
 };

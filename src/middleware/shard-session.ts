@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { createDb, type Db } from "@/db/client";
 import { shardDatabase } from "@/db/shards";
 import type { AppBindings } from "@/lib/context";
-import { recordRowsRead } from "@/lib/rows-read";
+import { recordRowsRead } from "@/db/rows-read";
 
 /**
  * The request's database: a D1 session on the shard of the agency it acts for (read

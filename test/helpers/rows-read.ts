@@ -4,7 +4,7 @@ import { expect } from "vitest";
 import { app } from "@/app";
 import { BASE } from "./http";
 
-/** Rows D1 read for one GET of the Partner API, with the benchmark's metrics on (see src/lib/rows-read.ts), and its answer. */
+/** Rows D1 read for one GET of the Partner API, with the benchmark's metrics on (see src/db/rows-read.ts), and its answer. */
 export async function measuredGet(token: string, path: string) {
   const ctx = createExecutionContext();
   const res = await app.fetch(

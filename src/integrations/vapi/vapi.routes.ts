@@ -1,7 +1,5 @@
-import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { Hono } from "hono";
-import { voiceCalls } from "@/db/schema";
 import { agencyLocation } from "@/db/shards";
 import type { AppBindings } from "@/lib/context";
 import { timingSafeEqual } from "@/lib/crypto";
@@ -10,6 +8,7 @@ import { rateLimitRule } from "@/lib/rate-limits";
 import { isoAt } from "@/lib/time";
 import { enforceIpRateLimit } from "@/middleware/rate-limit";
 import { useShard } from "@/middleware/shard-session";
+import { callAwaitingReport } from "@/domain/voice-ai/call-reports";
 import { completeCall } from "@/domain/voice-ai/dispatch";
 import { VAPI_EVENTS_PATH } from "./voice-client";
 import { vapiCallState, type VapiCall } from "./voice-client";
@@ -64,15 +63,8 @@ async function serverMessage(c: Context<AppBindings>) {
   const location = await agencyLocation(c.env, agencyId);
   if (!location) return c.json({ success: true, applied: false }, 200);
   const db = useShard(c, location.shard, "primary");
-  const call = await db
-    .select()
-    .from(voiceCalls)
-    .where(and(eq(voiceCalls.id, callId), eq(voiceCalls.agencyId, agencyId)))
-    .get();
-  // Already ended (by the poll, or by this report sent again), or not this provider call.
-  if (!call || call.status !== "in-progress" || (call.providerCallId !== null && call.providerCallId !== providerCallId)) {
-    return c.json({ success: true, applied: false }, 200);
-  }
+  const call = await callAwaitingReport(db, agencyId, callId, providerCallId);
+  if (!call) return c.json({ success: true, applied: false }, 200);
   const now = isoAt(Date.now());
   const state = vapiCallState(
     {

@@ -1,18 +1,13 @@
 import type { RouteHandler } from "@hono/zod-openapi";
-import type { BatchItem } from "drizzle-orm/batch";
-import { sendDials } from "@/lib/queues/enqueue-calls";
 import type { AppBindings } from "@/lib/context";
-import { ApiError, conflict, notFound } from "@/lib/errors";
+import { conflict, notFound } from "@/lib/errors";
 import { answeredPage, askedPage } from "@/routes/list-pages";
-import { agencySettingsQuery, callingWindowOf, effectiveSettings } from "@/domain/settings/settings.repository";
 import * as agents from "@/domain/voice-ai/agents.repository";
 import * as calls from "@/domain/voice-ai/calls.repository";
-import { callContactQuery, callContactWrite, planCallContact } from "@/domain/voice-ai/call-contact";
-import { callTiming } from "@/domain/voice-ai/call-schedule";
+import { createCall } from "@/domain/voice-ai/create-call";
 import * as wallet from "@/domain/voice-ai/wallet.repository";
 import type * as routes from "./voice-ai.routes";
 import { voiceMessages } from "@/domain/voice-ai/voice-ai.rules";
-import { commit } from "@/db/outbox";
 
 type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], AppBindings>;
 
@@ -39,75 +34,9 @@ export const listVoiceCalls: Handler<"listVoiceCalls"> = async (c) => {
   return c.json({ success: true as const, calls: rows.map(calls.toPublicCall), pagination }, 200);
 };
 
-/**
- * Two D1 round trips: one batch reads everything the checks need (settings with the timezone,
- * agent, number, contact, wallet), then one batch writes the contact (if new) and the call,
- * each with its event (`contact.created`, `call.scheduled`). The
- * checks keep their order on the rows read: timing (calling hours), agent and number, contact, funds. A queued call is
- * stored with `enqueued_at` set and its message sent after the write, as the sweep does when
- * it promotes calls; if the queue refuses, `enqueued_at` is cleared for the cron (a third trip).
- */
+/** See createCall: two D1 round trips, the queue's message after the write. */
 export const createVoiceCall: Handler<"createVoiceCall"> = async (c) => {
-  const body = c.req.valid("json");
-  const { db } = c.var;
-  const { agencyId } = c.var.caller;
-  const now = Date.now();
-  const refs = { agentId: body.voice_agent_uuid, numberId: body.outbound_phone_number_uuid };
-
-  const [settingsRows, agentRows, numberRows, contactRows, walletRows] = await commit(db, [
-    // Calling hours and timezone (`scheduled_at` wall-clock times are read in it), default agent.
-    agencySettingsQuery(db, agencyId),
-    ...agents.dialTargetQueries(db, agencyId, refs),
-    callContactQuery(db, agencyId, body),
-    wallet.walletQuery(db, agencyId),
-  ]);
-  const settings = effectiveSettings(settingsRows[0]);
-  const timing = callTiming(body, callingWindowOf(settings), now);
-  const target = agents.pickDialTarget(refs, settings.voice.default_voice_agent_uuid, agentRows[0], numberRows[0]);
-  const contactPlan = planCallContact(body, contactRows[0]);
-  const balance = walletRows[0]?.balanceCents ?? 0;
-  if (balance <= 0) throw new ApiError("insufficient_funds", voiceMessages.insufficientFunds);
-
-  const createdAt = new Date(now).toISOString();
-  const queued = timing.status === "queued";
-  const contact = callContactWrite(db, agencyId, body.phone, contactPlan, createdAt);
-  const row = calls.newCallRow(
-    agencyId,
-    {
-      contactId: null,
-      contactName: contact.contactName,
-      phone: body.phone,
-      agentId: target.agent.id,
-      phoneNumberId: target.number.id,
-      status: timing.status,
-      scheduledAt: timing.scheduledAt,
-      dueAt: timing.dueAt,
-      dispatchAt: timing.dispatchAt,
-      // Marked as sent in the same write; cleared below if the queue refuses the message.
-      enqueuedAt: queued ? createdAt : null,
-    },
-    createdAt,
-  );
-  // The contact's writes (if any), the call, its event: the call's result follows the contact's.
-  const writes = [...contact.writes, calls.insertCallStatement(db, row, contact.contactId), calls.callEvent(db, agencyId, row.id, "call.scheduled")];
-  const results = await commit(db, writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-  const [linked] = results[contact.writes.length] as { contactId: string | null }[];
-  const call: calls.VoiceCallRow = { ...row, contactId: linked?.contactId ?? null };
-
-  if (queued) {
-    try {
-      await sendDials(c.env.CALL_QUEUE, [call], now);
-    } catch (error) {
-      // The call is stored: the cron sends calls that are due but were never enqueued.
-      c.var.logger.error("enqueueing a voice call failed; the sweep will retry", { call_id: call.id, error: (error as Error).message });
-      try {
-        await calls.releaseEnqueued(db, call.id, createdAt);
-      } catch (releaseError) {
-        // Still sent by the sweep, as a call whose message was lost.
-        c.var.logger.error("releasing a voice call for the sweep failed", { call_id: call.id, error: (releaseError as Error).message });
-      }
-    }
-  }
+  const call = await createCall({ db: c.var.db, queue: c.env.CALL_QUEUE, logger: c.var.logger }, c.var.caller.agencyId, c.req.valid("json"));
   return c.json(callBody(call), 201);
 };
 
