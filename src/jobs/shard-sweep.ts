@@ -1,17 +1,14 @@
-import { and, lt, sql } from "drizzle-orm";
-import { notFrozen } from "@/db/agency-copy";
-import { createDb, type Db } from "@/db/client";
-import { idempotencyKeys } from "@/db/schema";
+import { createDb } from "@/db/client";
 import { listShards, shardBinding, shardDatabase } from "@/db/shards";
 import type { Env } from "@/env";
 import { createLogger } from "@/lib/logger";
 import { meteredEnv } from "@/lib/metered-env";
 import { recoverMoves } from "@/domain/agencies/move-agency";
-import { isoAt } from "@/lib/time";
 import { sendInBatches } from "@/lib/queues/send-in-batches";
 import { sweepCalls } from "./sweep";
 import { publishWritten } from "@/domain/webhooks/publish";
 import { sweepWebhooks } from "./webhooks/sweep";
+import { pruneExpiredIdempotencyKeys } from "@/domain/retention/expired-idempotency-keys";
 import type { SweepMessage } from "@/lib/queues/sweep-message";
 
 /**
@@ -23,9 +20,6 @@ import type { SweepMessage } from "@/lib/queues/sweep-message";
  */
 
 export const SWEEP_QUEUE_NAME = "shard-sweeps";
-
-/** Expired idempotency keys deleted per shard and run (their index is by expiry). */
-const IDEMPOTENCY_PRUNE_LIMIT = 500;
 
 const isSweepMessage = (body: unknown): body is SweepMessage =>
   typeof body === "object" &&
@@ -54,22 +48,12 @@ export async function handleScheduled(controller: ScheduledController, workerEnv
   return shards.length;
 }
 
-/** Deletes idempotency keys past their 24 hours (a retry after that is a new request anyway). */
-export async function pruneIdempotencyKeys(db: Db, now: number) {
-  const expired = and(lt(idempotencyKeys.expiresAt, isoAt(now)), notFrozen(idempotencyKeys.agencyId));
-  const deleted = await db
-    .delete(idempotencyKeys)
-    .where(sql`rowid IN (SELECT rowid FROM ${idempotencyKeys} WHERE ${expired} LIMIT ${IDEMPOTENCY_PRUNE_LIMIT})`)
-    .returning({ key: idempotencyKeys.key });
-  return deleted.length;
-}
-
 /** One shard's sweeps, as of the cron's time: calls, webhook deliveries, old events, expired idempotency keys. */
 export async function sweepShard(env: Env, shard: string, now: number) {
   const db = createDb(shardDatabase(env, shard));
   const calls = await sweepCalls(db, env.CALL_QUEUE, now);
   const webhooks = await sweepWebhooks(db, env.WEBHOOK_QUEUE, now);
-  const idempotencyKeysPruned = await pruneIdempotencyKeys(db, now);
+  const idempotencyKeysPruned = await pruneExpiredIdempotencyKeys(db, now);
   return { db, report: { ...calls, ...webhooks, idempotency_keys_pruned: idempotencyKeysPruned } };
 }
 

@@ -1,11 +1,9 @@
-import { eq } from "drizzle-orm";
 import { AgencyDatabases } from "@/db/shards";
 import { forEachLimited } from "@/lib/for-each-limited";
-import { webhookDeliveries } from "@/db/schema";
 import type { Env } from "@/env";
 import { createLogger } from "@/lib/logger";
 import { deliver } from "./deliver";
-import { giveUpExhausted } from "./sweep";
+import { giveUpExhaustedDelivery } from "@/domain/webhooks/deliveries.repository";
 import { MAX_CONCURRENT_ATTEMPTS, WEBHOOK_DLQ_NAME, WEBHOOK_QUEUE_NAME, type WebhookMessage } from "@/lib/webhooks/webhook-message";
 
 const isWebhookMessage = (body: unknown): body is WebhookMessage =>
@@ -35,7 +33,7 @@ export async function handleWebhookBatch(batch: MessageBatch<unknown>, env: Env)
       // and the cron sends it again, until its attempts are used up (then it is given up here).
       const db = isWebhookMessage(message.body) ? await databases.of(message.body.agency_id) : undefined;
       if (db && isWebhookMessage(message.body)) {
-        const given = await giveUpExhausted(db, Date.now(), eq(webhookDeliveries.id, message.body.delivery_id));
+        const given = await giveUpExhaustedDelivery(db, Date.now(), message.body.delivery_id);
         logger.error("webhook delivery dead-lettered", { delivery_id: message.body.delivery_id, given_up: given.length > 0 });
       }
       message.ack();

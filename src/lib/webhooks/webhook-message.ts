@@ -2,7 +2,8 @@
  * The messages of the `webhook-deliveries` queue and the limits of delivery, in one place. A
  * message carries only the delivery id and its agency (whose shard holds the delivery): the row
  * in `webhook_deliveries` is the truth, so a stale or redelivered message can never deliver
- * twice (see the claim in deliver.ts). Messages sent before shards have no `agency_id`.
+ * twice (see the claim in src/domain/webhooks/deliveries.repository.ts). Messages sent before
+ * shards have no `agency_id`.
  */
 export interface WebhookMessage {
   type: "deliver";
