@@ -1,4 +1,4 @@
--- Agencies across D1 databases (issue 19; DESIGN, "Agencies across D1 databases").
+-- Agencies across D1 databases (issue 19; docs/decisions/shards-and-moves.md).
 --
 -- The directory (shards, agency_directory, directory_records) is used only in the database
 -- bound as DB, which stays the home of every agency it already has: the backfill below records

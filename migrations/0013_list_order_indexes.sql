@@ -1,4 +1,4 @@
--- Every list is read in its own order with the record id last (DESIGN, Lists that scale): with
+-- Every list is read in its own order with the record id last (docs/decisions/lists-and-bulk.md): with
 -- the id in each list index, SQLite reads a page straight from the index in order, where a
 -- tie-breaker outside the index sent every row through a sorter and doubled the rows read.
 

@@ -78,7 +78,7 @@ describe("calling window", () => {
     expect(openingAtOrAfter(windowOf("09:00", "19:00", []), at("2026-12-01T15:00:00.000Z"))).toBeNull();
   });
 
-  it("describes itself as DESIGN's message names it, with the days when not every day", () => {
+  it("describes itself as our documented message names it, with the days when not every day", () => {
     expect(describeWindow(windowOf("09:00", "19:00"))).toBe("09:00-19:00 America/New_York");
     expect(describeWindow(windowOf("22:00", "02:00", [5, 1], "Europe/Berlin"))).toBe("22:00-02:00 Europe/Berlin on Monday, Friday");
   });

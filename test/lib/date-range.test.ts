@@ -51,12 +51,12 @@ describe("dateRangeQuery (required)", () => {
     expect(required.safeParse({ from: "2026-01-01", to: "2026-03-31" }).success).toBe(true);
   });
 
-  it("rejects 91 days with the SPEC message", () => {
+  it("rejects 91 days with the specification's message", () => {
     const result = required.safeParse({ from: "2026-01-01", to: "2026-04-01" });
     expect(messagesOf(result)).toEqual([INVALID_SPAN]);
   });
 
-  it("rejects `to` before `from` with the SPEC message", () => {
+  it("rejects `to` before `from` with the specification's message", () => {
     const result = required.safeParse({ from: "2026-03-02", to: "2026-03-01" });
     expect(messagesOf(result)).toEqual([INVALID_SPAN]);
   });
@@ -71,7 +71,7 @@ describe("dateRangeQuery (required)", () => {
     { from: "2026-01-01", to: "01-10-2026" },
     { from: "2026-01-01T00:00:00Z", to: "2026-01-10" },
     { from: "", to: "2026-01-10" },
-  ])("rejects the wrong format %j with the SPEC message", (query) => {
+  ])("rejects the wrong format %j with the specification's message", (query) => {
     expect(messagesOf(required.safeParse(query))).toEqual([INVALID_FORMAT]);
   });
 

@@ -20,7 +20,7 @@ describe("rateLimitRule", () => {
     ["POST", "/voice-ai/calls/{call_uuid}/cancel", 10],
     ["GET", "/voice-ai/wallet", 30],
     ["POST", "/auth/token/renew", 10],
-  ])("%s %s allows %i per minute (DESIGN table)", (method, path, limit) => {
+  ])("%s %s allows %i per minute (docs/decisions/rate-limits.md)", (method, path, limit) => {
     expect(rateLimitRule(method, path).limit).toBe(limit);
   });
 

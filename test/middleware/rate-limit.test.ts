@@ -90,7 +90,7 @@ describe("rate limits", () => {
     });
   });
 
-  it("reads the DESIGN table", () => {
+  it("reads the documented table (docs/decisions/rate-limits.md)", () => {
     expect(rateLimitRule("GET", "/contacts").limit).toBe(60);
     expect(rateLimitRule("POST", "/contacts").limit).toBe(30);
     expect(rateLimitRule("DELETE", "/contacts/{contact_uuid}").limit).toBe(10);

@@ -33,7 +33,7 @@ describe("resolveTeamMember", () => {
     outsider = await createMember(otherAgency, { name: "Olive Outsider" });
   });
 
-  it("accepts exactly the five SPEC aliases", () => {
+  it("accepts exactly the five aliases of the specification", () => {
     expect([...TEAM_MEMBER_ALIASES]).toEqual(["agent_uuid", "agentUuid", "user_uuid", "user", "agent"]);
   });
 

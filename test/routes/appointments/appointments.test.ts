@@ -275,7 +275,7 @@ describe("PATCH /appointments/{appointment_uuid}", () => {
     expect((await book(token, first)).start_at).toBe(first);
   });
 
-  it("answers 409 with the SPEC message when rescheduling onto a taken slot or outside the hours", async () => {
+  it("answers 409 with the specification's message when rescheduling onto a taken slot or outside the hours", async () => {
     const { token } = await openAgency();
     const date = nextWeekday(1);
     const [first, second] = await freeStarts(token, date);

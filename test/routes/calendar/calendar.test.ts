@@ -709,7 +709,7 @@ describe("GET /calendar/availability", () => {
     ["no dates at all", "", "Invalid date range. Use YYYY-MM-DD for from and to."],
     ["to before from", "from=2026-12-02&to=2026-12-01", "Date range must be between 1 and 90 days inclusive."],
     ["91 days", "from=2027-01-01&to=2027-04-01", "Date range must be between 1 and 90 days inclusive."],
-  ])("rejects %s with the SPEC message", async (_name, query, message) => {
+  ])("rejects %s with the specification's message", async (_name, query, message) => {
     const { token } = await setupAgency();
     await openBusinessHours(token);
     expectError(await api("GET", `/calendar/availability?${query}`, { token }), 400, message, "validation_error");
@@ -909,7 +909,7 @@ describe("POST /calendar/bookings", () => {
     ["between slot starts", (date) => atOffset(date, "10:10", newYorkOffset(date))],
     ["after closing", (date) => atOffset(date, "17:00", newYorkOffset(date))],
     ["in the past", () => "2026-01-06T14:00:00.000Z"],
-  ])("answers 409 with the SPEC message for a slot %s", async (_name, startOf) => {
+  ])("answers 409 with the specification's message for a slot %s", async (_name, startOf) => {
     const { token } = await setupAgency();
     await openBusinessHours(token);
     const date = nextWeekday(2);

@@ -212,7 +212,7 @@ describe("POST /contacts", () => {
     expect(contact.phone).toBe("+447911123456");
   });
 
-  it("rejects a contact without a last name with the SPEC message", async () => {
+  it("rejects a contact without a last name with the specification's message", async () => {
     const { token } = await setupAgency();
     const res = await api("POST", "/contacts", { token, body: { first_name: "Ada" } });
     expectError(res, 400, "first_name and last_name are required", "validation_error");
@@ -225,7 +225,7 @@ describe("POST /contacts", () => {
     ["a blank last name", { first_name: "Ada", last_name: "" }],
     ["a null first name", { first_name: null, last_name: "Lovelace" }],
     ["an empty body", {}],
-  ])("rejects %s with the SPEC message", async (_name, body) => {
+  ])("rejects %s with the specification's message", async (_name, body) => {
     const { token } = await setupAgency();
     expectError(await api("POST", "/contacts", { token, body }), 400, "first_name and last_name are required", "validation_error");
   });

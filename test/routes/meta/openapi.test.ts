@@ -228,7 +228,7 @@ export function documentProblems(doc: Json): string[] {
       }
       const specRow = SPEC_ENDPOINTS.find(([m, p]) => m === method && p === path);
       if (specRow && [...specRow[2]].sort().join() !== [...scopes].sort().join()) {
-        fail(`x-required-scopes ${JSON.stringify(scopes)} differs from SPEC's ${JSON.stringify(specRow[2])}`);
+        fail(`x-required-scopes ${JSON.stringify(scopes)} differs from the specification's ${JSON.stringify(specRow[2])}`);
       }
     }
 
@@ -260,7 +260,7 @@ export function documentProblems(doc: Json): string[] {
 
   const allowedPaths = new Set([...SPEC_ENDPOINTS.map(([, p]) => p), ...DESIGN_PATHS]);
   for (const path of Object.keys(doc.paths ?? {})) {
-    if (!allowedPaths.has(path)) problems.push(`${path}: not in SPEC's table or DESIGN's additions`);
+    if (!allowedPaths.has(path)) problems.push(`${path}: not in the specification's table or our additions`);
   }
   return problems;
 }
@@ -303,8 +303,8 @@ describe("the OpenAPI document", () => {
     for (const key of PUBLIC_OPERATIONS) expect(keys).toContain(key);
   });
 
-  it("lists no operation outside SPEC's table and DESIGN's additions", () => {
-    const problems = documentProblems(doc).filter((p) => p.includes("not in SPEC"));
+  it("lists no operation outside the specification's table and our additions", () => {
+    const problems = documentProblems(doc).filter((p) => p.includes("not in the specification"));
     expect(problems).toEqual([]);
   });
 
@@ -382,7 +382,7 @@ describe("the OpenAPI document", () => {
     }
   });
 
-  it("holds the document to SPEC's full endpoint list and DESIGN's required additions", () => {
+  it("holds the document to the specification's full endpoint list and our required additions", () => {
     expect(documentProblems(doc).filter((p) => p.endsWith("missing from the document"))).toEqual([]);
   });
 
@@ -502,17 +502,17 @@ describe("the OpenAPI document", () => {
       ["another API version", (copy) => (copy.info.version = "2.0.1"), /info.version is 2.0.1/],
       ["a missing public operation", (copy) => delete copy.paths["/openapi.json"], /GET \/openapi.json: missing from the document/],
       [
-        "a resource missing one of its SPEC rows",
+        "a resource missing one of its rows in the specification",
         (copy) => {
           delete copy.paths["/voice-ai/calls"].post;
         },
         /POST \/voice-ai\/calls: missing from the document/,
       ],
-      ["a missing DESIGN addition", (copy) => delete copy.paths["/contacts/tags"], /GET \/contacts\/tags: missing from the document/],
+      ["a missing addition of ours", (copy) => delete copy.paths["/contacts/tags"], /GET \/contacts\/tags: missing from the document/],
       [
-        "a path outside SPEC and DESIGN",
+        "a path outside the specification and our additions",
         (copy) => (copy.paths["/contacts/export"] = { get: structuredClone(copy.paths["/openapi.json"].get) }),
-        /\/contacts\/export: not in SPEC's table or DESIGN's additions/,
+        /\/contacts\/export: not in the specification's table or our additions/,
       ],
       [
         "an undeclared path parameter",
@@ -528,7 +528,7 @@ describe("the OpenAPI document", () => {
       expect(problems.some((p) => expected.test(p)), problems.join("\n")).toBe(true);
     });
 
-    it("with a secured operation's scope that differs from SPEC", () => {
+    it("with a secured operation's scope that differs from the specification", () => {
       let key = "";
       const problems = broken((_copy, ops) => {
         const op = ops.find((o) => SPEC_ENDPOINTS.some(([m, p, s]) => `${m} ${p}` === o.key && s.length > 0))!;
@@ -538,7 +538,7 @@ describe("the OpenAPI document", () => {
         op.op["x-required-scopes"] = [knownScopes.find((s) => !specScopes.includes(s))!];
       });
       expect(key).not.toBe("");
-      expect(problems.some((p) => p.startsWith(`${key}: x-required-scopes`) && p.includes("differs from SPEC's")), problems.join("\n")).toBe(true);
+      expect(problems.some((p) => p.startsWith(`${key}: x-required-scopes`) && p.includes("differs from the specification's")), problems.join("\n")).toBe(true);
     });
 
     it("with a whole resource missing (every /lead-orders path removed)", () => {
@@ -562,7 +562,7 @@ describe("the API reference page", () => {
 });
 
 describe("the scope list", () => {
-  it("knows every scope SPEC's table names", () => {
+  it("knows every scope the specification's table names", () => {
     const named = new Set(SPEC_ENDPOINTS.flatMap(([, , s]) => s));
     for (const scope of named) expect([WILDCARD_SCOPE, ...knownScopes]).toContain(scope);
   });

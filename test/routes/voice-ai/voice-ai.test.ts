@@ -268,7 +268,7 @@ describe("GET /voice-ai/agents/{agent_uuid}", () => {
 });
 
 describe("POST /voice-ai/calls", () => {
-  it("creates a queued call with every SPEC field, the default agent and number, and a new contact", async () => {
+  it("creates a queued call with every field of the specification, the default agent and number, and a new contact", async () => {
     const { token, agent, numberUuid } = await setupVoiceAgency();
     const before = Date.now();
     const res = await api("POST", "/voice-ai/calls", { token, body: { phone: "(415) 555-0123", first_name: "Ada", last_name: "Lovelace" } });
@@ -309,7 +309,7 @@ describe("POST /voice-ai/calls", () => {
     expect(call.phone).toBe("+447911123456");
   });
 
-  it("rejects a missing or malformed phone with the SPEC message", async () => {
+  it("rejects a missing or malformed phone with the specification's message", async () => {
     const { token } = await setupVoiceAgency();
     expectError(await api("POST", "/voice-ai/calls", { token, body: {} }), 400, "phone is required", "validation_error");
     expectError(await api("POST", "/voice-ai/calls", { token, body: { first_name: "Ada", last_name: "L" } }), 400, "phone is required");
