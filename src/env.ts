@@ -1,4 +1,5 @@
 import type { AccessGateApi } from "@/lib/auth/gate-protocol";
+import type { ProviderCallback } from "@/domain/provider-callbacks/provider-callback";
 import type { CallMessage } from "@/lib/queues/call-message";
 import type { SweepMessage } from "@/lib/queues/sweep-message";
 import type { WebhookMessage } from "@/lib/webhooks/webhook-message";
@@ -20,6 +21,8 @@ export interface Env {
   CALL_QUEUE: Queue<CallMessage>;
   /** Producer of the `webhook-deliveries` queue (event delivery, src/jobs/webhooks). */
   WEBHOOK_QUEUE: Queue<WebhookMessage>;
+  /** Producer of the `provider-callbacks` queue: verified provider callbacks applied once their agency's move ends (src/jobs/provider-callbacks.ts). */
+  CALLBACK_QUEUE: Queue<ProviderCallback>;
   /** Producer of the `shard-sweeps` queue: the cron's sweep of each shard (src/jobs/shard-sweep.ts). */
   SWEEP_QUEUE: Queue<SweepMessage>;
   /** Local development only: "true" also allows http://127.0.0.1:<port> and http://localhost:<port> webhook URLs. */

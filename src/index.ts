@@ -1,6 +1,7 @@
 import { app } from "@/app";
 import type { Env } from "@/env";
 import { handleCallBatch } from "@/jobs/consumer";
+import { handleCallbackBatch, isCallbackQueue } from "@/jobs/provider-callbacks";
 import { handleScheduled, handleSweepBatch, SWEEP_QUEUE_NAME } from "@/jobs/shard-sweep";
 import { handleWebhookBatch, isWebhookQueue } from "@/jobs/webhooks/consumer";
 
@@ -8,10 +9,11 @@ export { AccessGate } from "@/durable-objects/access-gate";
 
 export default {
   fetch: app.fetch,
-  /** Consumer of `voice-calls`, `webhook-deliveries`, their dead-letter queues, and `shard-sweeps` (wrangler.toml). */
+  /** Consumer of `voice-calls`, `webhook-deliveries`, `provider-callbacks`, their dead-letter queues, and `shard-sweeps` (wrangler.toml). */
   async queue(batch, env) {
     if (batch.queue === SWEEP_QUEUE_NAME) await handleSweepBatch(batch, env);
     else if (isWebhookQueue(batch.queue)) await handleWebhookBatch(batch, env);
+    else if (isCallbackQueue(batch.queue)) await handleCallbackBatch(batch, env);
     else await handleCallBatch(batch, env);
   },
   /** The every-minute Cron Trigger: one sweep per shard (calls, webhooks, pruning), through `shard-sweeps`. */

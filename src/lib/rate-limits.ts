@@ -22,10 +22,12 @@ const byRoute: Record<string, number> = {
   "POST /webhook-endpoints/{webhook_endpoint_uuid}/test": 10,
   "POST /webhook-endpoints/{webhook_endpoint_uuid}/rotate-secret": 10,
   "POST /events/{event_uuid}/redeliver": 10,
-  // Provider callbacks, per client IP: a provider sends from a few addresses, in bursts.
-  "POST /providers/twilio/sms": 600,
-  "POST /providers/twilio/status": 600,
-  "POST /providers/vapi/events": 600,
+  // Provider callbacks that fail their signature or secret check, per client IP (a verified
+  // callback is never counted: docs/decisions/real-providers.md). A genuine provider fails only
+  // when misconfigured, so this only has to slow a flood.
+  "POST /providers/twilio/sms": 60,
+  "POST /providers/twilio/status": 60,
+  "POST /providers/vapi/events": 60,
 };
 
 const byMethod: Record<string, number> = { GET: 60, POST: 30, PUT: 30, PATCH: 30, DELETE: 10 };

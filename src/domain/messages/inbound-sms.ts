@@ -1,7 +1,7 @@
 import type { Db } from "@/db/client";
 import { commit } from "@/db/outbox";
 import * as contacts from "@/domain/contacts/contacts.repository";
-import { storeInbound } from "./messages.repository";
+import { inboundStored, storeInbound } from "./messages.repository";
 import { MAX_SMS_LENGTH } from "./messages.rules";
 
 /** Keywords carriers and the CTIA treat as opting out of, and back into, a sender's texts. */
@@ -12,10 +12,13 @@ const OPT_IN = new Set(["START", "YES", "UNSTOP"]);
  * An SMS a person sent to an agency's number (docs/decisions/real-providers.md): kept in the
  * conversation of the live contact with that phone, a new contact (source `sms`) when there is
  * none, and an opt-out keyword (or its opposite) applied to that contact. `providerMessageId`
- * makes a redelivered text change nothing.
+ * makes a redelivered text change nothing (not even a contact re-created after the first was
+ * deleted). `receivedAt`, when the text reached us, dates it: a text applied late (its agency
+ * was moving) keeps its place in the conversation. True when it was stored now.
  */
-export async function receiveSms(db: Db, agencyId: string, input: { from: string; body: string; providerMessageId: string }) {
+export async function receiveSms(db: Db, agencyId: string, input: { from: string; body: string; providerMessageId: string; receivedAt?: string }): Promise<boolean> {
   const body = input.body.slice(0, MAX_SMS_LENGTH) || "(empty message)";
+  if (await inboundStored(db, agencyId, input.providerMessageId)) return false;
   let contact = await contacts.findLiveContact(db, agencyId, { phone: input.from });
   if (!contact) {
     try {
@@ -40,6 +43,7 @@ export async function receiveSms(db: Db, agencyId: string, input: { from: string
   const optOut = OPT_OUT.has(keyword) ? true : OPT_IN.has(keyword) ? false : undefined;
   // The keyword's effect is written in the message's own batch, only with a message stored now:
   // a text the provider sends again changes nothing, and a failed write leaves both undone for the retry.
-  const { message, stored } = storeInbound(db, agencyId, { contactId: contact.id, body, providerMessageId: input.providerMessageId });
-  await commit(db, [...stored, ...(optOut === undefined ? [] : contacts.setSmsOptOutIf(db, agencyId, contact.id, optOut, message.id))]);
+  const { message, stored } = storeInbound(db, agencyId, { contactId: contact.id, body, providerMessageId: input.providerMessageId, createdAt: input.receivedAt });
+  const [inserted] = await commit(db, [...stored, ...(optOut === undefined ? [] : contacts.setSmsOptOutIf(db, agencyId, contact.id, optOut, message.id))]);
+  return inserted.length > 0;
 }

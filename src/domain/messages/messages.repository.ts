@@ -146,9 +146,10 @@ export async function recordDelivery(
 /**
  * The statements that store an inbound SMS once per provider message id (a provider sending it
  * again finds it stored: ON CONFLICT DO NOTHING on the unique id), with its `message.received`
- * event only when it was stored now; for the caller's batch, with the row they write.
+ * event only when it was stored now; for the caller's batch, with the row they write. The
+ * INSERT returns the row's id only when it stored it.
  */
-export function storeInbound(db: Db, agencyId: string, input: { contactId: string; body: string; providerMessageId: string }) {
+export function storeInbound(db: Db, agencyId: string, input: { contactId: string; body: string; providerMessageId: string; createdAt?: string }) {
   const row: MessageRow = {
     id: newId(),
     agencyId,
@@ -160,10 +161,18 @@ export function storeInbound(db: Db, agencyId: string, input: { contactId: strin
     providerMessageId: input.providerMessageId,
     deliveryError: null,
     readAt: null,
-    createdAt: nowIso(),
+    createdAt: input.createdAt ?? nowIso(),
   };
   return {
     message: row,
-    stored: [db.insert(messages).values(row).onConflictDoNothing(), messageEvent(db, agencyId, row.id, "message.received", { ifChanged: true })] as const,
+    stored: [db.insert(messages).values(row).onConflictDoNothing().returning({ id: messages.id }), messageEvent(db, agencyId, row.id, "message.received", { ifChanged: true })] as const,
   };
 }
+
+/** Whether the agency already has the inbound message of this provider message id (a provider or a queue sent it again). */
+export const inboundStored = async (db: Db, agencyId: string, providerMessageId: string) =>
+  (await db
+    .select({ id: messages.id })
+    .from(messages)
+    .where(and(eq(messages.providerMessageId, providerMessageId), eq(messages.agencyId, agencyId), eq(messages.direction, "inbound")))
+    .get()) !== undefined;

@@ -1,21 +1,39 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { voiceCalls } from "@/db/schema";
-import type { VoiceCallRow } from "./calls.repository";
+import { changeCall, getCall } from "./calls.repository";
+import { applyProviderState, callSummaryText } from "./dispatch";
+import type { ProviderCallState } from "./voice-provider";
 
 /**
- * The call a provider's end-of-call report may complete (through completeCall, dispatch.ts, as
- * a poll that finds it ended would): the agency's call still in progress, placed as this
- * provider call or not yet known by one. Undefined when it is already ended (by the poll, or by
- * the same report sent again), or is not this provider call. The call's id is the one the
- * call's own callback URL carries, written by us, so it is matched as given.
+ * What a provider's own message about a call says (docs/decisions/real-providers.md): a status
+ * update or an end-of-call report, already read into the state a poll would find. It is applied
+ * exactly as the poll applies it (applyProviderState, dispatch.ts), to the agency's call as its
+ * own callback URL names it (written by us, so matched as given), only while that call is in
+ * progress as this provider call or not yet known by one: whichever of the poll, the status
+ * update and the report comes first ends the call and charges it, once; the others find it no
+ * longer in progress. A report that comes after the call was ended without a summary (by a
+ * status update, or a poll before the provider had one) still adds its summary, with a
+ * `call.updated` event. True when the call changed.
  */
-export async function callAwaitingReport(db: Db, agencyId: string, callId: string, providerCallId: string): Promise<VoiceCallRow | undefined> {
-  const call = await db
-    .select()
-    .from(voiceCalls)
-    .where(and(eq(voiceCalls.id, callId), eq(voiceCalls.agencyId, agencyId)))
-    .get();
-  if (!call || call.status !== "in-progress" || (call.providerCallId !== null && call.providerCallId !== providerCallId)) return undefined;
-  return call;
+export async function applyCallReport(db: Db, agencyId: string, callId: string, state: ProviderCallState, now: string): Promise<boolean> {
+  const call = await getCall(db, agencyId, callId);
+  if (!call || (call.providerCallId !== null && call.providerCallId !== state.providerCallId)) return false;
+  if (call.status === "in-progress" && (await applyProviderState(db, call, state, now))) return true;
+  if (state.state !== "ended" || state.outcome.summary === null) return false;
+  return addMissingSummary(db, { id: call.id, agencyId }, state.providerCallId, state.outcome.summary, now);
 }
+
+/** Gives an ended call of this provider call the summary it ended without. Conditional, so two reports add it once. */
+const addMissingSummary = (db: Db, call: { id: string; agencyId: string }, providerCallId: string, summary: string, now: string) =>
+  changeCall(db, {
+    call,
+    where: and(
+      eq(voiceCalls.agencyId, call.agencyId),
+      inArray(voiceCalls.status, ["completed", "failed"]),
+      eq(voiceCalls.providerCallId, providerCallId),
+      isNull(voiceCalls.summary),
+    ),
+    set: { summary: callSummaryText(summary), updatedAt: now },
+    type: "call.updated",
+  });

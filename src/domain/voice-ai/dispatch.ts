@@ -62,6 +62,13 @@ const ours = (call: Pick<VoiceCallRow, "id" | "attempts">) =>
   and(eq(voiceCalls.id, call.id), eq(voiceCalls.status, "in-progress"), eq(voiceCalls.attempts, call.attempts));
 
 /**
+ * ...and placed as this provider call, or not yet known by one: a report of another provider
+ * call (an earlier attempt's, answered late) never ends this attempt.
+ */
+const oursAs = (call: Pick<VoiceCallRow, "id" | "attempts">, providerCallId: string) =>
+  and(ours(call), sql`(${voiceCalls.providerCallId} IS NULL OR ${voiceCalls.providerCallId} = ${providerCallId})`);
+
+/**
  * Holds a call for the agency's calling hours: `scheduled` until `opening` (its new due time,
  * shown as `dispatch_at`), when the cron queues it again, with its `call.updated` event. True
  * when `where` still matched.
@@ -100,6 +107,9 @@ function cut(text: string, max: number) {
   return text.slice(0, end);
 }
 
+/** A provider's summary of a call, within the bound the API documents. */
+export const callSummaryText = (summary: string) => cut(summary, MAX_CALL_SUMMARY_LENGTH);
+
 /**
  * Records how the call ended (with its `call.completed` or `call.failed` event) and, for a
  * completed call, debits the wallet, all in one batch: the debit statements read the row this
@@ -122,11 +132,11 @@ export async function completeCall(db: Db, call: VoiceCallRow, providerCallId: s
         startedAt: outcome.startedAt,
         endedAt: outcome.endedAt,
         durationSeconds,
-        summary: outcome.summary === null ? null : cut(outcome.summary, MAX_CALL_SUMMARY_LENGTH),
+        summary: outcome.summary === null ? null : callSummaryText(outcome.summary),
         costCents: cost,
         updatedAt: now,
       })
-      .where(ours(call))
+      .where(oursAs(call, providerCallId))
       .returning({ id: voiceCalls.id }),
     callEvent(db, call.agencyId, call.id, outcome.status === "completed" ? "call.completed" : "call.failed", { ifChanged: true }),
     ...callDebitStatements(db, call.agencyId, call.id, now),
@@ -242,16 +252,30 @@ export async function dialCall(deps: DispatchDeps, callId: string): Promise<Disp
   return recordState(deps, call, state, now);
 }
 
+/**
+ * What the provider says of a call this attempt placed, from a poll or from the provider's own
+ * message (src/domain/voice-ai/call-reports.ts): an ended call is completed (completeCall), a
+ * live one keeps its provider call id and the time it was last heard of. Both writes are
+ * conditional on the call being still this attempt's and `in-progress`, so whichever of a
+ * poll, a status update and a report comes first applies, and a late "still in progress"
+ * never reopens an ended call. True when it changed the call.
+ */
+export async function applyProviderState(db: Db, call: VoiceCallRow, state: ProviderCallState, now: string): Promise<boolean> {
+  if (state.state === "ended") return completeCall(db, call, state.providerCallId, state.outcome, now);
+  // No public field changes, so no event; `updated_at` of an `in-progress` call is when it was
+  // last heard of, which the sweep's re-poll reads (its claim set it at the dial).
+  const heard = await db
+    .update(voiceCalls)
+    .set({ providerCallId: state.providerCallId, updatedAt: now })
+    .where(oursAs(call, state.providerCallId))
+    .returning({ id: voiceCalls.id });
+  return heard.length > 0;
+}
+
 /** Completes a call the provider reports ended, or records it and polls again later. */
 async function recordState(deps: DispatchDeps, call: VoiceCallRow, state: ProviderCallState, now: string): Promise<DispatchResult> {
-  const { db } = deps;
-  if (state.state === "ended") {
-    await completeCall(db, call, state.providerCallId, state.outcome, now);
-    return { action: "ack", outcome: state.outcome.status };
-  }
-  // No public field changes, so no event; `updated_at` of an `in-progress` call is when it was
-  // last polled, which the sweep's re-poll reads (its claim set it at the dial).
-  await db.update(voiceCalls).set({ providerCallId: state.providerCallId, updatedAt: now }).where(ours(call));
+  await applyProviderState(deps.db, call, state, now);
+  if (state.state === "ended") return { action: "ack", outcome: state.outcome.status };
   await sendPoll(deps.queue, call, state.pollAfterSeconds);
   return { action: "ack", outcome: "in-progress" };
 }

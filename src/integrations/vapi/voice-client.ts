@@ -106,6 +106,52 @@ export function vapiCallState(call: VapiCall, now: string): ProviderCallState {
   return { state: "ended", providerCallId, outcome };
 }
 
+/**
+ * A server message Vapi posts about a call (https://docs.vapi.ai/server-url/events): its type,
+ * the call as Vapi has it then, and for `status-update` the call's new `status` (with
+ * `endedReason` once `ended`); the `end-of-call-report` also carries the times and the analysis.
+ */
+export interface VapiServerMessage {
+  type?: unknown;
+  status?: unknown;
+  call?: VapiCall;
+  endedReason?: unknown;
+  startedAt?: unknown;
+  endedAt?: unknown;
+  summary?: unknown;
+  analysis?: { summary?: unknown } | null;
+}
+
+/** The message's fields over the call's own, which may be older. */
+const messageCall = (message: VapiServerMessage, providerCallId: string, status: unknown): VapiCall => ({
+  ...message.call,
+  id: providerCallId,
+  status,
+  endedReason: message.endedReason ?? message.call?.endedReason,
+  startedAt: message.startedAt ?? message.call?.startedAt,
+  endedAt: message.endedAt ?? message.call?.endedAt,
+  analysis: message.analysis ?? message.call?.analysis,
+  summary: message.summary ?? message.call?.summary,
+});
+
+/**
+ * What a server message says of its call, as the state a poll would find (vapiCallState), or
+ * undefined for a message that says nothing of the call's progress (transcripts, tool calls). An
+ * `end-of-call-report` ends the call. A `status-update` ends it only when it says how: with when
+ * the call started, or with a reason that means nobody answered; an `ended` update without a
+ * start time could be a short conversation or no answer at all, so it only says the call is
+ * alive, and the report or the poll (which know) end it.
+ */
+export function vapiServerMessageState(message: VapiServerMessage, providerCallId: string, now: string): ProviderCallState | undefined {
+  if (message.type === "end-of-call-report") return vapiCallState(messageCall(message, providerCallId, "ended"), now);
+  if (message.type !== "status-update") return undefined;
+  const state = vapiCallState(messageCall(message, providerCallId, message.status ?? message.call?.status), now);
+  if (state.state === "ended" && state.outcome.startedAt === null && !isFailedReason(state.outcome.endedReason)) {
+    return { state: "active", providerCallId, pollAfterSeconds: POLL_INTERVAL_SECONDS };
+  }
+  return state;
+}
+
 export function createVapiProvider(config: VapiConfig): VoiceProvider {
   const baseUrl = (config.baseUrl || DEFAULT_VAPI_BASE_URL).replace(/\/+$/, "");
   const doFetch = config.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
