@@ -7,7 +7,8 @@ import { queryInteger } from "@/lib/query";
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
-const MAX_PAGE = 1_000_000;
+/** The largest `page`, and the last page a cursor walk reaches (docs/decisions/lists-and-bulk.md). */
+export const MAX_PAGE = 1_000_000;
 /** A cursor holds a few sort keys; the longest (a path version's or an appointment's) is far below this. */
 export const MAX_CURSOR_LENGTH = 1000;
 
@@ -87,7 +88,7 @@ export interface ListPage extends PageWindow {
  * The page a list request asks for: by `cursor` (after the previous page's last record, the
  * total carried) or by `page` (an OFFSET). `keys` is the number of sort keys of the list's order.
  */
-export async function listPage(query: { page?: number; limit: number; cursor?: string }, binding: string, keys: number, pepper: string | undefined): Promise<ListPage> {
+export async function listPage(query: { page?: number; limit: number; cursor?: string }, binding: string, keys: number, pepper: string): Promise<ListPage> {
   const { limit, cursor } = query;
   if (cursor === undefined) {
     const page = query.page ?? 1;
@@ -95,16 +96,20 @@ export async function listPage(query: { page?: number; limit: number; cursor?: s
   }
   if (query.page !== undefined) throw badRequest(cursorMessages.withPage, [{ field: "cursor", message: cursorMessages.withPage }]);
   const state = await openCursor(cursor, binding, keys, pepper);
-  if (!state) throw new ApiError("invalid_cursor", cursorMessages.invalid, { details: [{ field: "cursor", message: cursorMessages.invalid }] });
+  // None is issued past MAX_PAGE (pageOf); one that says so anyway is not ours.
+  if (!state || state.page > MAX_PAGE) throw new ApiError("invalid_cursor", cursorMessages.invalid, { details: [{ field: "cursor", message: cursorMessages.invalid }] });
   return { page: state.page, limit, binding, read: limit + 1, offset: 0, after: state.after, total: state.total };
 }
 
-/** A list response's rows (the extra row read dropped) and its pagination with the next cursor. */
-export async function pageOf<Row>(asked: ListPage, rows: Row[], total: number, keysOf: (row: Row) => KeyValue[], pepper: string | undefined) {
+/**
+ * A list response's rows (the extra row read dropped) and its pagination with the next cursor.
+ * Page MAX_PAGE has none, as `page` cannot go past it either: a walk ends there.
+ */
+export async function pageOf<Row>(asked: ListPage, rows: Row[], total: number, keysOf: (row: Row) => KeyValue[], pepper: string) {
   const shown = rows.slice(0, asked.limit);
   const last = shown[shown.length - 1];
   const next_cursor =
-    rows.length > asked.limit && last !== undefined
+    rows.length > asked.limit && last !== undefined && asked.page < MAX_PAGE
       ? await sealCursor({ page: asked.page + 1, total, after: keysOf(last) }, asked.binding, pepper)
       : null;
   return { rows: shown, pagination: { page: asked.page, limit: asked.limit, total, next_cursor } };
