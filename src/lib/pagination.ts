@@ -65,7 +65,8 @@ export const PAGINATION_TEXT =
   "**Paging:** pass `pagination.next_cursor` as `cursor` until it is null to walk the whole list: each record that existed when the walk began, and kept its place " +
   "in the list's order, comes exactly once; records created meanwhile come before the walk's position in a newest-first list (see them on the next walk) and at its end " +
   "in an oldest-first one; a deep page costs what the first does. `page` and `limit` work too, but a deep `page` is slower and shifts when records are " +
-  "created or deleted. `cursor` with `page` is 400; a cursor from another list, other filters or edited is 400 `invalid_cursor`.";
+  "created or deleted. `cursor` with `page` is 400; a cursor from another list, other filters or edited is 400 `invalid_cursor`. " +
+  `A walk ends at page ${MAX_PAGE.toLocaleString("en-US")}, the largest \`page\`: its \`next_cursor\` is null.`;
 
 /** How a partner keeps a copy of a list in step (the contacts list and the events list say it). */
 export const SYNC_LOOP_TEXT =
