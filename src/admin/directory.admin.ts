@@ -1,7 +1,7 @@
 import { z, type RouteHandler } from "@hono/zod-openapi";
 import { directoryRecordKinds } from "@/db/schema";
 import { findDirectoryOrphans, ORPHAN_GRACE_MS, ORPHAN_SCAN_MAX, purgeDirectoryOrphans, type OrphanScan } from "@/domain/agencies/directory-orphans";
-import { boundedInt } from "@/lib/bounded";
+import { integerFormat } from "@/lib/bounded";
 import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-router";
 import { uuidField } from "@/lib/ids";
@@ -31,6 +31,7 @@ const slice = {
 
 const after = uuidField("after").optional().openapi({ description: "Start after this record id: the `next_after` of the previous slice. Absent: from the start." });
 const limitText = `Directory rows to look at, 1 to ${ORPHAN_SCAN_MAX} (default ${ORPHAN_SCAN_MAX}).`;
+const limitMessage = `limit must be a whole number from 1 to ${ORPHAN_SCAN_MAX}`;
 
 const WHAT =
   "An orphan is a directory row (the agency of an API key or team member, found by id before the agency is known) " +
@@ -60,7 +61,12 @@ export const listOrphans = adminRoute(
 const PurgeBody = z
   .strictObject({
     after,
-    limit: boundedInt(1, ORPHAN_SCAN_MAX).default(ORPHAN_SCAN_MAX).openapi({ description: limitText }),
+    limit: z
+      .int({ error: limitMessage })
+      .min(1, limitMessage)
+      .max(ORPHAN_SCAN_MAX, limitMessage)
+      .default(ORPHAN_SCAN_MAX)
+      .openapi({ format: integerFormat(1, ORPHAN_SCAN_MAX), description: limitText }),
   })
   .openapi("AdminPurgeDirectoryOrphans", { example: { limit: ORPHAN_SCAN_MAX } });
 
