@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ORPHAN_GRACE_MS, ORPHAN_SCAN_MAX } from "@/domain/agencies/directory-orphans";
 import { createMember, setupAgency } from "../helpers/factories";
-import { admin, api, expectError } from "../helpers/http";
+import { admin, api, expectError, type ApiResponse } from "../helpers/http";
 import { shardNameOf } from "../helpers/shards";
 
 const HOUR = 3_600_000;
@@ -31,7 +31,7 @@ async function walk(route: "list" | "purge", limit?: number) {
   const slices: { examined: number; next_after: string | null }[] = [];
   let after: string | null = null;
   do {
-    const res =
+    const res: ApiResponse<any> =
       route === "list"
         ? await admin("GET", `/directory/orphans?${new URLSearchParams({ ...(after ? { after } : {}), ...(limit ? { limit: String(limit) } : {}) })}`)
         : await admin("POST", "/directory/orphans/purge", { ...(after ? { after } : {}), ...(limit ? { limit } : {}) });
