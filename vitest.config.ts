@@ -3,6 +3,8 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
 export const TEST_ADMIN_TOKEN = "test-admin-token";
+/** Production's rule: a deployment without TOKEN_PEPPER serves nothing (test/middleware/require-token-pepper.test.ts runs without one). */
+export const TEST_TOKEN_PEPPER = "test-token-pepper-9c4e1f0a7b2d";
 
 const alias = { "@": path.join(import.meta.dirname, "src") };
 
@@ -32,7 +34,7 @@ export default defineConfig(async () => {
                   VOICE_PROVIDER: "simulated",
                   SMS_PROVIDER: "simulated",
                   SIMULATED_CALL_SPEED: "1",
-                  TOKEN_PEPPER: "",
+                  TOKEN_PEPPER: TEST_TOKEN_PEPPER,
                   // `npm run dev` writes "true" into .dev.vars; the tests assume production's rule.
                   ALLOW_LOOPBACK_WEBHOOKS: "false",
                 },

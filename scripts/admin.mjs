@@ -33,6 +33,12 @@ const str = (description, extra = {}) => ({ type: "string", description, ...extr
 const required = (description, extra = {}) => str(description, { required: true, ...extra });
 const agencyFlag = { agency: required("agency_uuid") };
 const keyFlag = { key: required("key_uuid") };
+/** A slice of the directory (the orphan sweep), or every slice with --all. */
+const sliceFlags = {
+  after: str("start after this record id (the previous slice's next_after)"),
+  limit: str("directory rows to look at, 1 to 1000 (server default 1000)"),
+  all: { type: "boolean", description: "follow next_after through the whole directory, one request per slice" },
+};
 
 /**
  * Every command: its flags (all `--kebab-case`) and the request it sends. Record creators
@@ -262,6 +268,21 @@ const commands = {
     // 204: nothing to print but the outcome.
     print: () => ({ stdout: "revoked" }),
   },
+  "directory-orphans": {
+    summary: "List directory rows of keys or members whose record never came (a slice of the directory; --all for every slice)",
+    flags: sliceFlags,
+    request: (f) => {
+      const query = new URLSearchParams(compact({ after: f.after, limit: f.limit }));
+      return ["GET", `/directory/orphans${query.size > 0 ? `?${query}` : ""}`];
+    },
+    slices: "orphans",
+  },
+  "purge-directory-orphans": {
+    summary: "Delete directory rows whose record never came, and nothing else (a slice of the directory; --all for every slice)",
+    flags: sliceFlags,
+    request: (f) => ["POST", "/directory/orphans/purge", compact({ after: f.after, limit: f.limit === undefined ? undefined : number(f.limit) })],
+    slices: "purged",
+  },
   "wallet-credit": {
     summary: "Credit an agency's Voice AI wallet",
     flags: { ...agencyFlag, "amount-cents": required("amount in cents, e.g. 5000") },
@@ -346,7 +367,25 @@ function parseCommand(name, args) {
     if (!extra || typeof extra !== "object" || Array.isArray(extra)) throw new UsageError("--data must be a JSON object");
     body = { ...body, ...extra };
   }
-  return { method, path, body, print: command.print };
+  // --all: the same request again from each slice's next_after, until the directory's end.
+  const next = command.slices && values.all ? (after) => command.request({ ...values, after }) : null;
+  return { method, path, body, print: command.print, slices: next && { key: command.slices, next } };
+}
+
+/** Every slice of a sliced command, merged into one answer: the rows of each, and the rows examined in all. */
+async function allSlices(baseUrl, parsed) {
+  const rows = [];
+  let examined = 0;
+  let request = [parsed.method, parsed.path, parsed.body];
+  for (;;) {
+    const [method, path, body] = request;
+    const res = await requestJson(baseUrl, method, `${ADMIN_PREFIX}${path}`, { token: adminToken(), body });
+    if (!res.ok) return res;
+    rows.push(...res.body[parsed.slices.key]);
+    examined += res.body.examined;
+    if (res.body.next_after === null) return { ...res, body: { success: true, [parsed.slices.key]: rows, examined, next_after: null } };
+    request = parsed.slices.next(res.body.next_after);
+  }
 }
 
 function adminToken() {
@@ -373,10 +412,12 @@ async function main(argv) {
     return 0;
   }
   const baseUrl = process.env.ADMIN_URL || DEFAULT_URL;
-  const res = await requestJson(baseUrl, parsed.method, `${ADMIN_PREFIX}${parsed.path}`, {
-    token: adminToken(),
-    body: parsed.body,
-  });
+  const res = parsed.slices
+    ? await allSlices(baseUrl, parsed)
+    : await requestJson(baseUrl, parsed.method, `${ADMIN_PREFIX}${parsed.path}`, {
+        token: adminToken(),
+        body: parsed.body,
+      });
   if (res.ok && parsed.print) {
     const { stdout, stderr } = parsed.print(res.body);
     console.log(stdout);

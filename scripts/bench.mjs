@@ -21,7 +21,7 @@ import { SEARCH, seedBenchmark } from "./bench/seed.mjs";
 import { measureCronSlope } from "./bench/cron-slope.mjs";
 import { measureStorage } from "./bench/storage.mjs";
 import { Target, baselineConfig, compatibilityDate, runnableConfig } from "./bench/servers.mjs";
-import { ROOT, readDevVars } from "./lib/dev-vars.mjs";
+import { ROOT, ensureDevVars, readDevVars } from "./lib/dev-vars.mjs";
 
 const PORT = Number(process.env.BENCH_PORT || 8799);
 const RECEIVER_PORT = PORT + 1;
@@ -340,7 +340,9 @@ async function main() {
 
   log(`applying the migrations to fresh local D1s: ${targets.map((t) => `${t.label} ${t.state.slice(ROOT.length)}`).join(", ")}`);
   const [file, refFile, baseFile] = await Promise.all([current.migrate(), reference.migrate(), baseline?.migrate()]);
-  const pepper = readDevVars().TOKEN_PEPPER;
+  // The checkout's .dev.vars (read by the current and the reference Worker) gets a TOKEN_PEPPER if it
+  // has none, as `npm run dev` would: the Worker serves nothing without one.
+  const pepper = ensureDevVars().vars.TOKEN_PEPPER;
   log(`seeding current: ${SIZES.map(thousands).join(" and ")} contacts`);
   const agencies = seedBenchmark(file, { pepper, sizes: SIZES });
   log(`seeding the reference Worker: ${thousands(REFERENCE_SIZE)} contacts`);

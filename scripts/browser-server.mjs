@@ -7,6 +7,7 @@
 // Its variables come from its own env file: given --env-file, wrangler does not read .dev.vars,
 // so a developer's local settings cannot change what the tests see.
 // wrangler's [build] command copies the Scalar bundle into public/ before it serves.
+import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
 import { join } from "node:path";
@@ -46,7 +47,8 @@ if (migrated !== 0) {
   process.exit(migrated);
 }
 
-const vars = { ADMIN_TOKEN, LOG_LEVEL: "warn", VOICE_PROVIDER: "simulated" };
+// A pepper of its own: without one the Worker serves nothing (docs/decisions/security-posture.md).
+const vars = { ADMIN_TOKEN, TOKEN_PEPPER: randomBytes(32).toString("base64url"), LOG_LEVEL: "warn", VOICE_PROVIDER: "simulated" };
 const envFile = join(STATE, "test.env");
 mkdirSync(STATE, { recursive: true });
 writeFileSync(envFile, Object.entries(vars).map(([name, value]) => `${name}=${value}\n`).join(""));

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run dev`: one command from a fresh clone to a running, seeded local API.
-//   1. `.dev.vars` with a random ADMIN_TOKEN and fast simulated calls (values present are kept)
+//   1. `.dev.vars` with a random ADMIN_TOKEN and TOKEN_PEPPER and fast simulated calls (values present are kept)
 //   2. D1 migrations applied to every local database (each shard of wrangler.toml)
 //   3. `wrangler dev` started and waited on until it answers
 //   4. a demo agency, team, custom fields, contacts and a `*` key seeded (idempotently)
@@ -10,7 +10,7 @@
 // wrangler's output goes to .wrangler/dev.log until the banner (our `[dev]` lines and errors
 // stay on the console), then to the console as well. SIGINT/SIGTERM go to wrangler; we exit
 // with its exit code. PORT overrides 8787.
-import { mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { existsSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { createServer } from "node:net";
 import { constants } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -162,9 +162,15 @@ function banner({ agency, key, dashboard, notes, others }, adminTokenPath) {
 }
 
 async function main() {
+  const hadDevVars = existsSync(DEV_VARS_PATH);
   const { vars, added } = ensureDevVars();
   const adminToken = vars.ADMIN_TOKEN;
   const adminTokenPath = relative(process.cwd(), DEV_VARS_PATH) || DEV_VARS_PATH;
+  // The Worker refuses every request without a pepper (docs/decisions/security-posture.md).
+  if (!vars.TOKEN_PEPPER?.trim()) {
+    warn(`TOKEN_PEPPER in ${adminTokenPath} is empty, and the Worker serves nothing without one: delete that line and run \`npm run dev\` again (it writes a random one).`);
+    return 1;
+  }
   // Before the log is opened: a second `npm run dev` must not truncate the running one's log.
   if (!(await portIsFree(PORT))) {
     warn(`port ${PORT} on ${HOST} is in use (another \`npm run dev\`?). Stop it, or run with PORT=<port>.`);
@@ -173,6 +179,9 @@ async function main() {
   mkdirSync(dirname(LOG_PATH), { recursive: true });
   logFd = openSync(LOG_PATH, "w");
   say(added.length > 0 ? `added ${added.join(", ")} to ${adminTokenPath}` : `using ADMIN_TOKEN from ${adminTokenPath}`);
+  if (hadDevVars && added.includes("TOKEN_PEPPER")) {
+    say("token hashes are now keyed with the new TOKEN_PEPPER: keys you made by hand before no longer authenticate (the demo keys get fresh secrets below)");
+  }
 
   // Every shard of wrangler.toml. Non-interactive, wrangler answers its "continue?" prompt itself
   // (CI=true forces that even on a TTY).

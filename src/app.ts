@@ -1,6 +1,7 @@
 import { createRouter } from "@/lib/create-router";
 import { createApp } from "@/middleware/create-app";
 import { partnerCors } from "@/middleware/security-headers";
+import { requireTokenPepper } from "@/middleware/require-token-pepper";
 import { BEARER_SCHEME, OAUTH_SCHEME, withTypedNullables } from "@/lib/openapi";
 import { adminRouter } from "@/admin/admin.index";
 import { twilioRouter } from "@/integrations/twilio/twilio.routes";
@@ -36,6 +37,9 @@ import { chooseSmsProvider } from "@/integrations/sms-providers";
 useSmsProviders(chooseSmsProvider);
 
 export const API_BASE = "/api/v2";
+
+/** Where provider callbacks live (Twilio's, Vapi's): signed by the provider, served even without TOKEN_PEPPER. */
+const PROVIDER_CALLBACKS = "/providers/";
 
 /** The Partner API: one router per resource, mounted under /api/v2. */
 export function buildPartnerApi() {
@@ -146,6 +150,8 @@ export function buildPartnerApi() {
 
 export function buildApp() {
   const app = createApp();
+  // Before every route: a deployment without TOKEN_PEPPER serves no request but provider callbacks.
+  app.use("*", requireTokenPepper((path) => path.startsWith(PROVIDER_CALLBACKS)));
   const { api, openApiDocument } = buildPartnerApi();
   // Liveness for load balancers and the benchmark's floor: no auth, no storage.
   app.get("/health", (c) => c.json({ success: true, status: "ok" }));

@@ -49,7 +49,11 @@ export interface Env {
   SIMULATED_CALL_SPEED?: string;
   /** Prefix of access tokens (`<prefix>_...`) and rotate keys (`<prefix>r_...`). */
   TOKEN_PREFIX: string;
-  /** Optional secret mixed into token hashes (HMAC-SHA256) so a leaked table is useless. */
+  /**
+   * Secret mixed into token hashes (HMAC-SHA256) so a leaked table is useless, and the key that
+   * seals list cursors. Required: without it the Worker refuses every request but provider
+   * callbacks (src/middleware/require-token-pepper.ts).
+   */
   TOKEN_PEPPER?: string;
   /** Bearer token of the operator API; when unset every /admin path answers 404. */
   ADMIN_TOKEN?: string;

@@ -3,6 +3,7 @@
 // lines (BENCH_METRICS=on counts each invocation's D1 round trips): the cron invocation itself,
 // each shard's sweep (a `shard-sweeps` queue invocation of its own), and the time until the last
 // shard has queued its due calls.
+import { randomBytes } from "node:crypto";
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "../lib/dev-vars.mjs";
@@ -76,7 +77,8 @@ async function measureOne(count, { port, out, log }) {
     config: configWithShards(dir, count),
     root: ROOT,
     state: join(dir, "state"),
-    vars: { LOG_LEVEL: "info", BENCH_METRICS: "on", ADMIN_TOKEN, VOICE_PROVIDER: "simulated" },
+    // TOKEN_PEPPER: the Worker serves nothing without one.
+    vars: { LOG_LEVEL: "info", BENCH_METRICS: "on", ADMIN_TOKEN, TOKEN_PEPPER: randomBytes(32).toString("base64url"), VOICE_PROVIDER: "simulated" },
   });
   try {
     log(`cron across ${count} shards: migrating ${count} local D1 databases`);

@@ -30,6 +30,8 @@ export function readDevVars(path = DEV_VARS_PATH) {
  * What `npm run dev` needs in `.dev.vars`, each added when missing and never changed once there
  * (a developer's own values win):
  * - ADMIN_TOKEN: a random operator token;
+ * - TOKEN_PEPPER: a random secret keying token hashes and sealing list cursors, without which the
+ *   Worker serves nothing (docs/decisions/security-posture.md);
  * - SIMULATED_CALL_SPEED: simulated Voice AI calls last 20 times less, so a demo call ends in
  *   seconds rather than minutes (its record stays consistent; see src/integrations/simulators/voice.ts);
  * - ALLOW_LOOPBACK_WEBHOOKS: webhook endpoints on http://127.0.0.1:<port>, for
@@ -37,6 +39,7 @@ export function readDevVars(path = DEV_VARS_PATH) {
  */
 const DEV_DEFAULTS = {
   ADMIN_TOKEN: () => randomBytes(32).toString("base64url"),
+  TOKEN_PEPPER: () => randomBytes(32).toString("base64url"),
   SIMULATED_CALL_SPEED: () => "20",
   ALLOW_LOOPBACK_WEBHOOKS: () => "true",
 };

@@ -8,9 +8,11 @@ import * as keyOps from "@/domain/auth/key-operations";
 import { assertKnownPath } from "@/domain/paths/path-lookup";
 import { recordPathEvent } from "@/domain/paths/path-events.repository";
 import { createMember as insertMember, toPublicMember } from "@/domain/users/members.repository";
-import { addDirectoryRecord, recordLocation } from "@/db/shards";
+import { recordLocation } from "@/db/shards";
+import { createWithDirectoryRecord } from "@/db/directory-records";
 import { notFound } from "@/lib/errors";
 import { newId } from "@/lib/ids";
+import { nowIso } from "@/lib/time";
 import { chooseShard } from "@/domain/agencies/placement";
 import { useShard } from "@/middleware/shard-session";
 import { requireAgency } from "./admin-route";
@@ -127,10 +129,11 @@ export const createLegacyCalendarToken: Handler<"createLegacyCalendarToken"> = a
 
 export const createMember: Handler<"createMember"> = async (c) => {
   const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
-  // The directory first: the dashboard-link route names the member alone.
+  // In the directory too: the dashboard-link route names the member alone.
   const id = newId();
-  await addDirectoryRecord(c.env, "member", id, agency.id);
-  const member = await insertMember(c.var.db, agency.id, c.req.valid("json"), id);
+  const member = await createWithDirectoryRecord(c.env, c.var.db, { kind: "member", id, agencyId: agency.id }, nowIso(), () =>
+    insertMember(c.var.db, agency.id, c.req.valid("json"), id),
+  );
   return c.json({ success: true as const, member: toPublicMember(member) }, 201);
 };
 

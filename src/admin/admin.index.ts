@@ -11,6 +11,7 @@ import { settingsAdminRouter } from "./settings.admin";
 import { dashboardLinksAdminRouter } from "./dashboard-links.admin";
 import { shardsAdminRouter } from "./shards.admin";
 import { grantsAdminRouter } from "./grants.admin";
+import { directoryAdminRouter } from "./directory.admin";
 
 const router = createRouter();
 router.openAPIRegistry.registerComponent("securitySchemes", ADMIN_BEARER, { type: "http", scheme: "bearer" });
@@ -36,6 +37,7 @@ router.route("/", voiceAdminRouter);
 router.route("/", dashboardLinksAdminRouter);
 router.route("/", shardsAdminRouter);
 router.route("/", grantsAdminRouter);
+router.route("/", directoryAdminRouter);
 
 let document: ReturnType<typeof router.getOpenAPIDocument> | undefined;
 router.get("/openapi.json", adminAuth, (c) =>

@@ -110,10 +110,6 @@ export const recordLocation = (env: Pick<Env, "DB">, kind: (typeof directoryReco
     .where(and(eq(directoryRecords.id, id), eq(directoryRecords.kind, kind)))
     .get();
 
-/** Records a new key or member of an agency, before the record itself is written to its shard. */
-export const addDirectoryRecord = (env: Pick<Env, "DB">, kind: (typeof directoryRecords.$inferSelect)["kind"], id: string, agencyId: string) =>
-  directoryDb(env).insert(directoryRecords).values({ id, kind, agencyId });
-
 /** The ids of an agency's keys, whose gates must forget the agency's shard when it moves. */
 export const agencyKeyIds = async (env: Env, agencyId: string) =>
   (

@@ -1,13 +1,14 @@
 import type { KeyValue } from "@/db/list-order";
 import { hashSecret, timingSafeEqual } from "@/lib/crypto";
+import { tokenPepperMissing } from "@/lib/token-pepper";
 
 /**
  * Opaque list cursors (docs/decisions/lists-and-bulk.md). A cursor carries where the previous page
  * ended (its last record's sort keys), the next page's number and the total counted when the
  * walk began, so a cursor page neither re-counts nor skips rows. It is bound to one list of
- * one agency with one set of filters by a MAC over that binding: keyed with TOKEN_PEPPER
- * where one is configured (then it cannot be forged), a plain SHA-256 check otherwise (it
- * still cannot be edited by accident or reused on another list). Forging one would only
+ * one agency with one set of filters by an HMAC-SHA-256 over that binding, always keyed with
+ * TOKEN_PEPPER: there is no unkeyed fallback, so a cursor cannot be forged, and a deployment
+ * without a pepper refuses to serve (src/lib/token-pepper.ts). Even a forged one would only
  * start a page of the caller's own list at a chosen place, since every list query is scoped
  * to the caller's agency regardless.
  */
@@ -34,10 +35,13 @@ const fromBase64Url = (encoded: string) => {
   return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0)));
 };
 
-const macOf = async (payload: string, binding: string, pepper: string | undefined) =>
-  (await hashSecret(`cursor\n${binding}\n${payload}`, pepper)).slice(0, MAC_LENGTH);
+async function macOf(payload: string, binding: string, pepper: string) {
+  // hashSecret would fall back to a plain SHA-256 (token hashes keep that for old deployments); a cursor never does.
+  if (pepper.trim() === "") throw tokenPepperMissing();
+  return (await hashSecret(`cursor\n${binding}\n${payload}`, pepper)).slice(0, MAC_LENGTH);
+}
 
-export async function sealCursor(state: CursorState, binding: string, pepper: string | undefined): Promise<string> {
+export async function sealCursor(state: CursorState, binding: string, pepper: string): Promise<string> {
   const payload = toBase64Url(JSON.stringify([state.page, state.total, ...state.after]));
   return `${payload}.${await macOf(payload, binding, pepper)}`;
 }
@@ -45,7 +49,7 @@ export async function sealCursor(state: CursorState, binding: string, pepper: st
 const isKeyValue = (value: unknown): value is KeyValue => value === null || typeof value === "string" || typeof value === "number";
 
 /** The state of a cursor sealed for `binding` with `keys` sort keys, or undefined when it is not one. */
-export async function openCursor(token: string, binding: string, keys: number, pepper: string | undefined): Promise<CursorState | undefined> {
+export async function openCursor(token: string, binding: string, keys: number, pepper: string): Promise<CursorState | undefined> {
   const [payload, mac, ...rest] = token.split(".");
   if (!payload || !mac || rest.length > 0 || mac.length !== MAC_LENGTH) return undefined;
   if (!timingSafeEqual(mac, await macOf(payload, binding, pepper))) return undefined;

@@ -25,6 +25,8 @@ export const errorStatus = {
   not_implemented: 501,
   /** A write of an agency that is being moved to another shard (docs/decisions/shards-and-moves.md). */
   agency_moving: 503,
+  /** A deployment missing a secret it cannot run without, such as TOKEN_PEPPER (docs/decisions/security-posture.md). */
+  not_configured: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -7,7 +7,8 @@ import { queryInteger } from "@/lib/query";
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
-const MAX_PAGE = 1_000_000;
+/** The largest `page`, and the last page a cursor walk reaches (docs/decisions/lists-and-bulk.md). */
+export const MAX_PAGE = 1_000_000;
 /** A cursor holds a few sort keys; the longest (a path version's or an appointment's) is far below this. */
 export const MAX_CURSOR_LENGTH = 1000;
 
@@ -64,7 +65,8 @@ export const PAGINATION_TEXT =
   "**Paging:** pass `pagination.next_cursor` as `cursor` until it is null to walk the whole list: each record that existed when the walk began, and kept its place " +
   "in the list's order, comes exactly once; records created meanwhile come before the walk's position in a newest-first list (see them on the next walk) and at its end " +
   "in an oldest-first one; a deep page costs what the first does. `page` and `limit` work too, but a deep `page` is slower and shifts when records are " +
-  "created or deleted. `cursor` with `page` is 400; a cursor from another list, other filters or edited is 400 `invalid_cursor`.";
+  "created or deleted. `cursor` with `page` is 400; a cursor from another list, other filters or edited is 400 `invalid_cursor`. " +
+  `A walk ends at page ${MAX_PAGE.toLocaleString("en-US")}, the largest \`page\`: its \`next_cursor\` is null.`;
 
 /** How a partner keeps a copy of a list in step (the contacts list and the events list say it). */
 export const SYNC_LOOP_TEXT =
@@ -87,7 +89,7 @@ export interface ListPage extends PageWindow {
  * The page a list request asks for: by `cursor` (after the previous page's last record, the
  * total carried) or by `page` (an OFFSET). `keys` is the number of sort keys of the list's order.
  */
-export async function listPage(query: { page?: number; limit: number; cursor?: string }, binding: string, keys: number, pepper: string | undefined): Promise<ListPage> {
+export async function listPage(query: { page?: number; limit: number; cursor?: string }, binding: string, keys: number, pepper: string): Promise<ListPage> {
   const { limit, cursor } = query;
   if (cursor === undefined) {
     const page = query.page ?? 1;
@@ -95,16 +97,20 @@ export async function listPage(query: { page?: number; limit: number; cursor?: s
   }
   if (query.page !== undefined) throw badRequest(cursorMessages.withPage, [{ field: "cursor", message: cursorMessages.withPage }]);
   const state = await openCursor(cursor, binding, keys, pepper);
-  if (!state) throw new ApiError("invalid_cursor", cursorMessages.invalid, { details: [{ field: "cursor", message: cursorMessages.invalid }] });
+  // None is issued past MAX_PAGE (pageOf); one that says so anyway is not ours.
+  if (!state || state.page > MAX_PAGE) throw new ApiError("invalid_cursor", cursorMessages.invalid, { details: [{ field: "cursor", message: cursorMessages.invalid }] });
   return { page: state.page, limit, binding, read: limit + 1, offset: 0, after: state.after, total: state.total };
 }
 
-/** A list response's rows (the extra row read dropped) and its pagination with the next cursor. */
-export async function pageOf<Row>(asked: ListPage, rows: Row[], total: number, keysOf: (row: Row) => KeyValue[], pepper: string | undefined) {
+/**
+ * A list response's rows (the extra row read dropped) and its pagination with the next cursor.
+ * Page MAX_PAGE has none, as `page` cannot go past it either: a walk ends there.
+ */
+export async function pageOf<Row>(asked: ListPage, rows: Row[], total: number, keysOf: (row: Row) => KeyValue[], pepper: string) {
   const shown = rows.slice(0, asked.limit);
   const last = shown[shown.length - 1];
   const next_cursor =
-    rows.length > asked.limit && last !== undefined
+    rows.length > asked.limit && last !== undefined && asked.page < MAX_PAGE
       ? await sealCursor({ page: asked.page + 1, total, after: keysOf(last) }, asked.binding, pepper)
       : null;
   return { rows: shown, pagination: { page: asked.page, limit: asked.limit, total, next_cursor } };

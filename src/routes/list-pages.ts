@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { KeyValue } from "@/db/list-order";
 import type { AppBindings } from "@/lib/context";
 import { listPage, pageOf, type ListPage, type PaginationQuery } from "@/lib/pagination";
+import { requiredTokenPepper } from "@/lib/token-pepper";
 
 const PAGING = new Set(["page", "limit", "cursor"]);
 
@@ -21,9 +22,9 @@ const canonical = (values: Record<string, unknown>) =>
  */
 export function askedPage(c: Context<AppBindings>, query: PaginationQuery, order: { size: number }): Promise<ListPage> {
   const binding = [c.req.routePath, c.var.caller.agencyId, canonical(c.req.param()), canonical(query)].join("\n");
-  return listPage(query, binding, order.size, c.env.TOKEN_PEPPER);
+  return listPage(query, binding, order.size, requiredTokenPepper(c.env));
 }
 
 /** The rows to answer and the pagination, with the cursor of the next page. */
 export const answeredPage = <Row>(c: Context<AppBindings>, asked: ListPage, result: { rows: Row[]; total: number }, keysOf: (row: Row) => KeyValue[]) =>
-  pageOf(asked, result.rows, result.total, keysOf, c.env.TOKEN_PEPPER);
+  pageOf(asked, result.rows, result.total, keysOf, requiredTokenPepper(c.env));

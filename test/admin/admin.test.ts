@@ -50,6 +50,8 @@ function operatorRequests(agencyUuid: string, keyUuid: string, memberUuid = UNKN
     ["GET", `/agencies/${agencyUuid}/grants`],
     ["PATCH", `/agencies/${agencyUuid}/grants/${grantId}`, { rate_limit_multiplier: 2 }],
     ["DELETE", `/agencies/${agencyUuid}/grants/${grantId}`],
+    ["GET", "/directory/orphans"],
+    ["POST", "/directory/orphans/purge", {}],
     ["GET", "/openapi.json"],
   ];
 }

@@ -1,7 +1,8 @@
 import { dbOf, dbOfRecord } from "../helpers/shards";
 import { afterEach, describe, expect, it } from "vitest";
 import { dashboardRouter } from "@/dashboard/dashboard.index";
-import { sha256Hex } from "@/lib/crypto";
+import { env } from "cloudflare:workers";
+import { hashSecret } from "@/lib/crypto";
 import { admin, api, call, expectError, uniqueIp } from "../helpers/http";
 import { createMember, setupAgency } from "../helpers/factories";
 import { createEndpoint, uniqueReceiver } from "../helpers/webhooks";
@@ -22,6 +23,9 @@ import {
   submit,
   TYPED_IN,
 } from "../helpers/dashboard";
+
+/** How a secret is stored: HMAC-SHA-256 with the deployment's TOKEN_PEPPER. */
+const storedHash = (secret: string) => hashSecret(secret, env.TOKEN_PEPPER);
 
 const UNKNOWN_UUID = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
 const MINUTE = 60_000;
@@ -65,7 +69,7 @@ describe("POST /admin/v1/members/{agent_uuid}/dashboard-links", () => {
     const token = url.split("/").pop()!;
     const db = await dbOf(agencyUuid);
     const stored = await db.prepare("SELECT token_hash FROM dashboard_links WHERE member_id = ?").bind(member).all<{ token_hash: string }>();
-    expect(stored.results).toEqual([{ token_hash: await sha256Hex(token) }]);
+    expect(stored.results).toEqual([{ token_hash: await storedHash(token) }]);
     expect(JSON.stringify(await db.prepare("SELECT * FROM dashboard_links WHERE member_id = ?").bind(member).all())).not.toContain(token);
     expect((await auditEntries(agencyUuid))[0]).toMatchObject({
       actor_type: "operator",
@@ -121,7 +125,7 @@ describe("GET /dashboard/sign-in/{token}", () => {
 
     // The session is stored hashed, and the cookie opens the dashboard.
     const secret = sessionCookieOf(first);
-    expect(await sessionsOf(owner)).toEqual([{ secret_hash: await sha256Hex(secret), ended_at: null }]);
+    expect(await sessionsOf(owner)).toEqual([{ secret_hash: await storedHash(secret), ended_at: null }]);
     expect((await browse("GET", KEYS_PATH, { cookie: secret })).status).toBe(200);
 
     const again = await browse("GET", path, TYPED_IN);
@@ -299,7 +303,7 @@ describe("dashboard sessions", () => {
     expect(old.location).toBe("/dashboard/signed-out");
     expect((await browse("GET", KEYS_PATH, { cookie: fresh })).status).toBe(200);
     const stored = await sessionsOf(session.memberUuid);
-    const endedAt = (secret: string) => sha256Hex(secret).then((hash) => stored.find((s) => s.secret_hash === hash)?.ended_at);
+    const endedAt = (secret: string) => storedHash(secret).then((hash) => stored.find((s) => s.secret_hash === hash)?.ended_at);
     expect(await endedAt(session.cookie)).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     expect(await endedAt(fresh)).toBeNull();
     expect((await auditEntries(session.agencyUuid)).slice(0, 2).map((e) => [e.action, e.actor_id])).toEqual([

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_PAGE_SIZE, listPage, MAX_PAGE_SIZE, pageOf, paginationQuery } from "@/lib/pagination";
+import { sealCursor } from "@/lib/cursor";
+import { tokenPepperMessages } from "@/lib/token-pepper";
+import { DEFAULT_PAGE_SIZE, listPage, MAX_PAGE, MAX_PAGE_SIZE, pageOf, paginationQuery } from "@/lib/pagination";
 
 describe("paginationQuery", () => {
   it("defaults to limit 20, the page left to the cursor or page 1", () => {
@@ -39,8 +41,8 @@ describe("listPage and pageOf", () => {
   const binding = "list\nagency\n[]";
 
   it("turns a page into a row offset, reading one row more than the page", async () => {
-    expect(await listPage({ limit: 20 }, binding, 2, undefined)).toMatchObject({ page: 1, limit: 20, offset: 0, read: 21 });
-    expect(await listPage({ page: 3, limit: 25 }, binding, 2, undefined)).toMatchObject({ page: 3, offset: 50, read: 26 });
+    expect(await listPage({ limit: 20 }, binding, 2, "pepper")).toMatchObject({ page: 1, limit: 20, offset: 0, read: 21 });
+    expect(await listPage({ page: 3, limit: 25 }, binding, 2, "pepper")).toMatchObject({ page: 3, offset: 50, read: 26 });
   });
 
   it("mints a cursor only when a row beyond the page was read, and opens it for the same binding only", async () => {
@@ -55,5 +57,29 @@ describe("listPage and pageOf", () => {
     await expect(listPage({ limit: 2, cursor }, binding, 1, "other pepper")).rejects.toMatchObject({ code: "invalid_cursor" });
     await expect(listPage({ limit: 2, cursor }, binding, 2, "pepper")).rejects.toMatchObject({ code: "invalid_cursor" });
     await expect(listPage({ page: 1, limit: 2, cursor }, binding, 1, "pepper")).rejects.toMatchObject({ code: "validation_error" });
+  });
+
+  it("never seals or opens a cursor without a pepper: 503 not_configured, not an unkeyed hash", async () => {
+    const asked = await listPage({ page: 1, limit: 1 }, binding, 1, "pepper");
+    const sealed = (await pageOf(asked, [["a"], ["b"]], 2, (row) => row, "pepper")).pagination.next_cursor!;
+    for (const pepper of ["", "  "]) {
+      const refused = { code: "not_configured", status: 503, message: tokenPepperMessages.missing };
+      await expect(pageOf(asked, [["a"], ["b"]], 2, (row) => row, pepper)).rejects.toMatchObject(refused);
+      await expect(listPage({ limit: 1, cursor: sealed }, binding, 1, pepper)).rejects.toMatchObject(refused);
+    }
+  });
+
+  it(`issues no cursor past page ${MAX_PAGE.toLocaleString("en-US")}, the largest page, and refuses one that names a later page`, async () => {
+    expect(MAX_PAGE).toBe(1_000_000);
+    // The last page a walk reaches: more rows follow, yet no cursor leads past it (page mode stops there too).
+    const last = await listPage({ page: MAX_PAGE, limit: 1 }, binding, 1, "pepper");
+    expect((await pageOf(last, [["a"], ["b"]], 2_000_000, (row) => row, "pepper")).pagination).toEqual({ page: MAX_PAGE, limit: 1, total: 2_000_000, next_cursor: null });
+    // The page before it still leads to it.
+    const before = await listPage({ page: MAX_PAGE - 1, limit: 1 }, binding, 1, "pepper");
+    const toLast = (await pageOf(before, [["a"], ["b"]], 2_000_000, (row) => row, "pepper")).pagination.next_cursor!;
+    expect(await listPage({ limit: 1, cursor: toLast }, binding, 1, "pepper")).toMatchObject({ page: MAX_PAGE, after: ["a"] });
+    // A well-sealed cursor naming a page past the maximum (as no version of this API issues) is 400 invalid_cursor.
+    const beyond = await sealCursor({ page: MAX_PAGE + 1, total: 2_000_000, after: ["b"] }, binding, "pepper");
+    await expect(listPage({ limit: 1, cursor: beyond }, binding, 1, "pepper")).rejects.toMatchObject({ code: "invalid_cursor", status: 400 });
   });
 });

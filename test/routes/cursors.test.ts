@@ -1,5 +1,8 @@
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { cursorMessages } from "@/lib/pagination";
+import { sealCursor } from "@/lib/cursor";
+import { sha256Hex } from "@/lib/crypto";
+import { cursorMessages, MAX_PAGE } from "@/lib/pagination";
 import { api, expectError } from "../helpers/http";
 import { measuredGet } from "../helpers/rows-read";
 import { operationsOf, type Json } from "../helpers/openapi-doc";
@@ -224,6 +227,37 @@ describe("cursors of another agency", () => {
     const cursor = await firstCursor(`/paths/${path.path_uuid}/versions`);
     const res = await api("GET", `${lists["/paths/{path_uuid}/versions"]!.url}?cursor=${encodeURIComponent(cursor)}`, { token: agency.token });
     expectError(res, 400, cursorMessages.invalid, "invalid_cursor");
+  });
+});
+
+describe("cursors sealed with TOKEN_PEPPER", () => {
+  /** A cursor's state: [page, total, ...sort keys]. */
+  const stateOf = (cursor: string) => JSON.parse(atob(cursor.split(".")[0]!.replaceAll("-", "+").replaceAll("_", "/"))) as [number, number, ...string[]];
+
+  it("refuses a cursor sealed with a plain SHA-256, and walks no further than page 1,000,000, the largest page", async () => {
+    const deep = await setupAgency("Deep walk agency");
+    const made = [];
+    for (let i = 0; i < 3; i++) made.push(await createContact(deep.token));
+    const cursor = await firstCursor("/contacts", deep.token);
+    const [page, total, ...after] = stateOf(cursor);
+    expect([page, total]).toEqual([2, 3]);
+    // What the cursor is bound to (src/routes/list-pages.ts): resealing the server's own cursor proves it.
+    const binding = ["/api/v2/contacts", deep.agencyUuid, "[]", '[["deleted",false]]'].join("\n");
+    expect(await sealCursor({ page, total, after }, binding, env.TOKEN_PEPPER!)).toBe(cursor);
+
+    // Sealed the way a deployment without a pepper once did: anyone could compute it, so it is refused.
+    const payload = cursor.split(".")[0]!;
+    const unkeyed = `${payload}.${(await sha256Hex(`cursor\n${binding}\n${payload}`)).slice(0, 32)}`;
+    expectError(await api("GET", `/contacts?limit=1&cursor=${encodeURIComponent(unkeyed)}`, { token: deep.token }), 400, cursorMessages.invalid, "invalid_cursor");
+
+    // Page 1,000,000 answers its record, and no cursor leads past it although a record follows.
+    const last = await sealCursor({ page: MAX_PAGE, total, after }, binding, env.TOKEN_PEPPER!);
+    const atMax = await get(`/contacts?limit=1&cursor=${encodeURIComponent(last)}`, deep.token);
+    expect(atMax.contacts.map((c: { contact_uuid: string }) => c.contact_uuid)).toEqual([made[1]!.contact_uuid]);
+    expect(atMax.pagination).toEqual({ page: MAX_PAGE, limit: 1, total: 3, next_cursor: null });
+    // A cursor naming a later page, well sealed as it may be, is the documented 400.
+    const beyond = await sealCursor({ page: MAX_PAGE + 1, total, after }, binding, env.TOKEN_PEPPER!);
+    expectError(await api("GET", `/contacts?limit=1&cursor=${encodeURIComponent(beyond)}`, { token: deep.token }), 400, cursorMessages.invalid, "invalid_cursor");
   });
 });
 

@@ -49,7 +49,9 @@ export const directoryRecordKinds = ["api_key", "member"] as const;
 /**
  * Records named before their agency is known: an API key (a token carries its key id; the
  * operator API's key routes) and a team member (the operator's dashboard-link route). Ids never
- * change agency, so a move leaves these rows as they are.
+ * change agency, so a move leaves these rows as they are. A row is written just before its record
+ * (src/db/directory-records.ts); `created_at` (null for rows older than the column) tells the
+ * orphan sweep a create still under way from a row whose record never came.
  */
 export const directoryRecords = sqliteTable(
   "directory_records",
@@ -57,6 +59,7 @@ export const directoryRecords = sqliteTable(
     id: text("id").primaryKey(),
     kind: text("kind", { enum: directoryRecordKinds }).notNull(),
     agencyId: text("agency_id").notNull(),
+    createdAt: timestamp("created_at"),
   },
   (t) => [index("directory_records_agency_idx").on(t.agencyId, t.kind)],
 );

@@ -1,7 +1,7 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "@/db/client";
-import { addDirectoryRecord } from "@/db/shards";
+import { createWithDirectoryRecord } from "@/db/directory-records";
 import { apiKeys, burnedSecrets, securityEvents } from "@/db/schema";
 import type { Env } from "@/env";
 import { ACCESS_TOKEN_TTL_DAYS, hashToken, newAccessToken, newLegacyCalendarToken, newRotateKey } from "@/lib/auth/tokens";
@@ -21,6 +21,12 @@ export type Alongside = (keyId: string) => BatchItem<"sqlite">;
 
 const freshExpiry = (row: Pick<ApiKeyRow, "expires">) =>
   row.expires ? addDays(Date.now(), ACCESS_TOKEN_TTL_DAYS).toISOString() : null;
+
+/** The key's row and its audit entry, with the key's directory row (none left behind when the shard refuses the key). */
+const insertKey = (db: Db, env: TokenEnv, row: ApiKeyRow, alongside: Alongside) =>
+  createWithDirectoryRecord(env, db, { kind: "api_key", id: row.id, agencyId: row.agencyId }, row.createdAt, () =>
+    commit(db, [db.insert(apiKeys).values(row), alongside(row.id)]),
+  );
 
 export async function createApiKey(
   db: Db,
@@ -50,9 +56,8 @@ export async function createApiKey(
     createdAt: now,
     updatedAt: now,
   };
-  // The directory first: a token names its key, and the key's gate finds the shard there.
-  await addDirectoryRecord(env, "api_key", id, agencyId);
-  await commit(db, [db.insert(apiKeys).values(row), alongside(id)]);
+  // A token names its key, and the key's gate finds the shard in the directory.
+  await insertKey(db, env, row, alongside);
   return { key: row, accessToken, rotateKey };
 }
 
@@ -78,8 +83,7 @@ export async function createLegacyCalendarToken(db: Db, env: TokenEnv, agencyId:
     createdAt: now,
     updatedAt: now,
   };
-  await addDirectoryRecord(env, "api_key", id, agencyId);
-  await commit(db, [db.insert(apiKeys).values(row), alongside(id)]);
+  await insertKey(db, env, row, alongside);
   return { key: row, token };
 }
 

@@ -1,0 +1,1 @@
+ALTER TABLE `directory_records` ADD `created_at` text;
