@@ -3,60 +3,24 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 // Twilio's own signing helper: the one Twilio's SDKs validate with.
 import { getExpectedTwilioSignature } from "twilio/lib/webhooks/webhooks";
 import type { Env } from "@/env";
-import { admin, BASE, expectError } from "../helpers/http";
+import { admin, expectError } from "../helpers/http";
 import { setupAgency, type TestAgency } from "../helpers/factories";
+import { ACCOUNT_SID, AUTH_TOKEN, PUBLIC, TWILIO_URL, agencyWithNumber, fakeTwilio, send, sendSmsThroughTwilio, twilioPost } from "../helpers/twilio";
 import { createContact } from "../helpers/path-factories";
 import { dbOf } from "../helpers/shards";
-import { createCall, createVoiceAgent, envWith, fetchWithEnv, getCall, getWallet, ledgerOf, recordingQueue, setupVoiceAgency } from "../helpers/voice-factories";
+import { createCall, createVoiceAgent, envWith, getCall, getWallet, ledgerOf, recordingQueue, setupVoiceAgency } from "../helpers/voice-factories";
 import { deliver, dial, poll } from "../helpers/voice-queue";
 
-const PUBLIC = "https://partner.test";
-const ACCOUNT_SID = "AC00000000000000000000000000000001";
-const AUTH_TOKEN = "twilio-test-auth-token";
-const TWILIO_URL = "https://twilio.test";
 const VAPI_URL = "https://vapi.test";
 const VAPI_KEY = "vapi-test-key";
 const VAPI_SECRET = "vapi-webhook-secret";
-
-const twilioEnv = () =>
-  envWith({ SMS_PROVIDER: "twilio", TWILIO_ACCOUNT_SID: ACCOUNT_SID, TWILIO_AUTH_TOKEN: AUTH_TOKEN, TWILIO_BASE_URL: TWILIO_URL, PUBLIC_BASE_URL: PUBLIC });
 
 afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-/** Any request to the Worker with a custom env. */
-async function send(customEnv: Env, path: string, init: RequestInit & { token?: string } = {}) {
-  const headers = new Headers(init.headers);
-  if (init.token) headers.set("Authorization", `Bearer ${init.token}`);
-  const res = await fetchWithEnv(customEnv, new Request(`${BASE}${path}`, { ...init, headers }));
-  const text = await res.text();
-  let body: any = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // TwiML or empty
-  }
-  return { status: res.status, headers: res.headers, body };
-}
-
 /** POST /messages with `channel: sms`, on a deployment whose SMS go through Twilio. */
-const sendSms = (agency: TestAgency, contactUuid: string, body: string) =>
-  send(twilioEnv(), "/api/v2/messages", {
-    method: "POST",
-    token: agency.token,
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ contact_uuid: contactUuid, channel: "sms", body }),
-  });
-
-/** A form Twilio posts to `path`, signed by Twilio's own helper (or with `signature` instead). */
-function twilioPost(path: string, params: Record<string, string>, signature?: string | null) {
-  const url = `${PUBLIC}${path}`;
-  const headers: Record<string, string> = { "Content-Type": "application/x-www-form-urlencoded" };
-  const signed = signature === undefined ? getExpectedTwilioSignature(AUTH_TOKEN, url, params) : signature;
-  if (signed !== null) headers["X-Twilio-Signature"] = signed;
-  return send(twilioEnv(), path, { method: "POST", headers, body: new URLSearchParams(params).toString() });
-}
+const sendSms = sendSmsThroughTwilio;
 
 /** The path and query of a StatusCallback URL, as Twilio requests it. */
 const statusPath = (url: string) => {
@@ -65,39 +29,6 @@ const statusPath = (url: string) => {
 };
 
 let numberCounter = 0;
-async function agencyWithNumber(): Promise<TestAgency & { number: string }> {
-  const agency = await setupAgency();
-  const number = `+1415777${String(1000 + ++numberCounter).slice(-4)}`;
-  const res = await admin("PUT", `/agencies/${agency.agencyUuid}/sms-number`, { number });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  expect(res.body.agency.sms_number).toBe(number);
-  return { ...agency, number };
-}
-
-/** A fake of Twilio's Messages API: its request format and its answers. */
-function fakeTwilio() {
-  const requests: { url: string; authorization: string | null; form: Record<string, string> }[] = [];
-  const fetcher = async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    const form = Object.fromEntries(new URLSearchParams(await request.text()));
-    requests.push({ url: request.url, authorization: request.headers.get("Authorization"), form });
-    if (request.headers.get("Authorization") !== `Basic ${btoa(`${ACCOUNT_SID}:${AUTH_TOKEN}`)}`) {
-      return Response.json({ code: 20003, message: "Authenticate", more_info: "https://www.twilio.com/docs/errors/20003", status: 401 }, { status: 401 });
-    }
-    if (form.To === "+15005550001") {
-      return Response.json(
-        { code: 21211, message: `The 'To' number ${form.To} is not a valid phone number.`, more_info: "https://www.twilio.com/docs/errors/21211", status: 400 },
-        { status: 400 },
-      );
-    }
-    const sid = `SM${crypto.randomUUID().replaceAll("-", "")}`;
-    return Response.json(
-      { sid, account_sid: ACCOUNT_SID, from: form.From, to: form.To, body: form.Body, status: "queued", error_code: null, error_message: null, num_segments: "1" },
-      { status: 201 },
-    );
-  };
-  return { fetch: fetcher, requests };
-}
 
 async function messagesOf(agency: TestAgency) {
   const db = await dbOf(agency.agencyUuid);
@@ -201,19 +132,6 @@ describe("SMS through Twilio", () => {
     expect(read.body.messages[0]).toMatchObject({ delivery_status: "delivered", delivery_error: null });
     expect((await messagesOf(agency))[0]!.provider_message_id).toMatch(/^SM/);
   });
-
-  it("refuses to text a contact that opted out: 409 sms_opt_out, nothing sent", async () => {
-    const agency = await agencyWithNumber();
-    const contact = await createContact(agency.token, { phone: "+14155550163" });
-    const stop = await twilioPost("/providers/twilio/sms", { MessageSid: `SM${crypto.randomUUID().replaceAll("-", "")}`, From: "+14155550163", To: agency.number, Body: "STOP" });
-    expect(stop.status).toBe(200);
-    const twilio = fakeTwilio();
-    vi.stubGlobal("fetch", twilio.fetch);
-    const res = await sendSms(agency, contact.contact_uuid, "Hello again");
-    expectError(res, 409, "Contact has opted out of SMS (texted STOP); they must text START to your number before you can send them an SMS", "sms_opt_out");
-    expect(twilio.requests).toEqual([]);
-    expect((await messagesOf(agency)).filter((m) => m.direction === "outbound")).toEqual([]);
-  });
 });
 
 describe("inbound SMS from Twilio", () => {
@@ -258,20 +176,6 @@ describe("inbound SMS from Twilio", () => {
     const res = await inbound({ number: "+14155559999" }, { MessageSid: `SM${crypto.randomUUID().replaceAll("-", "")}`, From: "+14155550173", Body: "Hi" });
     expectError(res, 404, "No agency has this SMS number", "not_found");
     expect(await messagesOf(agency)).toEqual([]);
-  });
-
-  it("marks the contact opted out on STOP and back in on START, each change a contact.updated event", async () => {
-    const agency = await agencyWithNumber();
-    const contact = await createContact(agency.token, { phone: "+14155550174" });
-    const text = (Body: string) => inbound(agency, { MessageSid: `SM${crypto.randomUUID().replaceAll("-", "")}`, From: "+14155550174", Body });
-    const optOut = async () => (await send(env as unknown as Env, `/api/v2/contacts/${contact.contact_uuid}`, { token: agency.token })).body.contact.sms_opt_out;
-    expect((await text(" stop ")).status).toBe(200);
-    expect(await optOut()).toBe(true);
-    expect((await text("Unsubscribe")).status).toBe(200);
-    expect(await optOut()).toBe(true);
-    expect((await text("START")).status).toBe(200);
-    expect(await optOut()).toBe(false);
-    expect((await eventTypes(agency)).filter((t) => t === "contact.updated")).toHaveLength(2);
   });
 
   it("gives a number to one agency only: 409 for another", async () => {
