@@ -15,7 +15,7 @@ const written = new WeakMap<Db, string[]>();
 
 /**
  * Event statements not yet committed, with their event ids: `commit` reads each one's answer.
- * `returned`: a statement that may write several events, whose ids its RETURNING gives.
+ * RETURNED_IDS: a statement that may write several events, whose ids its RETURNING gives.
  */
 const RETURNED_IDS = Symbol("ids in the statement's RETURNING");
 const pending = new WeakMap<object, string | typeof RETURNED_IDS>();

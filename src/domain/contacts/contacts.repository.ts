@@ -303,7 +303,7 @@ export interface ContactPatch {
  */
 export async function updateContact(db: Db, agencyId: string, contactId: string, patch: ContactPatch): Promise<ContactRow | undefined> {
   // The suppression first: the contact's own update then shows it, in its one `contact.updated` event.
-  const suppression = patch.optOutNumber === undefined ? [] : suppressNumber(db, agencyId, patch.optOutNumber, { source: "api" }, { exceptContactId: contactId });
+  const suppression = patch.optOutNumber === undefined ? [] : suppressNumber(db, agencyId, patch.optOutNumber, { source: "api", contactId });
   const [update, ...rest] = contactUpdate(db, agencyId, contactId, patch);
   try {
     const results = await commit(db, [...suppression, update.returning(), ...rest] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);

@@ -33,6 +33,10 @@ export const isSuppressed = async (db: Db, agencyId: string, number: string) =>
 const messageStored = (agencyId: string, messageId: string) =>
   sql`EXISTS (SELECT 1 FROM ${messages} WHERE ${messages.id} = ${messageId} AND ${messages.agencyId} = ${agencyId})`;
 
+/** Only if the contact is live: a PATCH of a contact deleted meanwhile is a 404 that changes nothing. */
+const contactLive = (agencyId: string, contactId: string) =>
+  sql`EXISTS (SELECT 1 FROM ${contacts} WHERE ${contacts.id} = ${contactId} AND ${contacts.agencyId} = ${agencyId} AND ${contacts.deletedAt} IS NULL)`;
+
 /**
  * The statements that make every contact of the agency holding `number` (live or soft-deleted)
  * show the number's state as the batch left it, each contact that changes with its
@@ -54,23 +58,28 @@ function showNumberState(db: Db, agencyId: string, number: string, exceptContact
   ] as const;
 }
 
-export type SuppressionCause = { source: "keyword"; messageId: string } | { source: "api" };
+/**
+ * What asks for a suppression: a text (`keyword`), or the partner's `sms_opt_out: true` on a
+ * contact (`api`), whose own update follows later in the batch.
+ */
+export type SuppressionCause = { source: "keyword"; messageId: string } | { source: "api"; contactId: string };
 
 /**
  * The statements that suppress `number` for the agency: a number already suppressed keeps its
  * first date and cause. A keyword's suppression is written only with its message, stored earlier
- * in the batch (a text the provider sends again changes nothing).
+ * in the batch (a text the provider sends again changes nothing); the partner's only while its
+ * contact is live, and that contact is left to its own update and event.
  */
-export function suppressNumber(db: Db, agencyId: string, number: string, cause: SuppressionCause, options: { exceptContactId?: string } = {}) {
+export function suppressNumber(db: Db, agencyId: string, number: string, cause: SuppressionCause) {
   const messageId = cause.source === "keyword" ? cause.messageId : null;
   // SQLite needs a WHERE on an INSERT ... SELECT with ON CONFLICT (https://sqlite.org/lang_upsert.html, parsing ambiguity).
-  const when = messageId === null ? sql`1` : messageStored(agencyId, messageId);
+  const when = cause.source === "keyword" ? messageStored(agencyId, cause.messageId) : contactLive(agencyId, cause.contactId);
   return [
     db
       .insert(smsSuppressions)
       .select(sql`SELECT ${agencyId}, ${number}, ${nowIso()}, ${cause.source}, ${messageId} WHERE ${when}`)
       .onConflictDoNothing(),
-    ...showNumberState(db, agencyId, number, options.exceptContactId),
+    ...showNumberState(db, agencyId, number, cause.source === "api" ? cause.contactId : undefined),
   ] as const;
 }
 
