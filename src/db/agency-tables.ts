@@ -50,6 +50,7 @@ const tablesInCopyOrder: [SQLiteTable, Partial<Omit<AgencyTable, "name" | "colum
   [schema.bookingWidgets],
   [schema.appointments],
   [schema.messages],
+  [schema.smsSuppressions],
   [schema.paths],
   [schema.pathVersions],
   [schema.pathEvents],

@@ -13,8 +13,12 @@ import type { Db, DrizzleD1 } from "./database";
 /** The events each request's (or job's) database client wrote that have deliveries to send. Keyed by the client, which lives one request. */
 const written = new WeakMap<Db, string[]>();
 
-/** Event statements not yet committed, with their event ids: `commit` reads each one's answer. */
-const pending = new WeakMap<object, string>();
+/**
+ * Event statements not yet committed, with their event ids: `commit` reads each one's answer.
+ * RETURNED_IDS: a statement that may write several events, whose ids its RETURNING gives.
+ */
+const RETURNED_IDS = Symbol("ids in the statement's RETURNING");
+const pending = new WeakMap<object, string | typeof RETURNED_IDS>();
 
 export const eventsWrittenBy = (db: Db): readonly string[] => written.get(db) ?? [];
 
@@ -28,6 +32,9 @@ export function publishAfterWrite(db: Db, eventId: string) {
 /** Marks an event statement: `commit` reads from its answer whether the event has deliveries. */
 export const awaitsCommit = (statement: object, eventId: string) => void pending.set(statement, eventId);
 
+/** Marks a statement that writes any number of events, each returning its `id` and `subscribers`. */
+export const awaitsCommitOfEach = (statement: object) => void pending.set(statement, RETURNED_IDS);
+
 /**
  * Runs `statements` as one batch (one transaction, one round trip) and notes which of its events
  * got deliveries: only those are published after the request, so a write of an agency without
@@ -40,8 +47,10 @@ export async function commit<U extends BatchItem<"sqlite">, T extends Readonly<[
     const id = pending.get(statement);
     if (id === undefined) return;
     pending.delete(statement);
-    const rows = (results as unknown[])[i] as { subscribers: number }[];
-    if (rows[0] && rows[0].subscribers > 0) publishAfterWrite(db, id);
+    const rows = (results as unknown[])[i] as { subscribers: number; id?: string }[];
+    if (id === RETURNED_IDS) {
+      for (const row of rows) if (row.subscribers > 0 && row.id) publishAfterWrite(db, row.id);
+    } else if (rows[0] && rows[0].subscribers > 0) publishAfterWrite(db, id);
   });
   return results;
 }

@@ -16,7 +16,7 @@ export const errorStatus = {
   invalid_signature: 403,
   not_found: 404,
   conflict: 409,
-  /** An SMS to a contact that texted STOP (docs/decisions/real-providers.md). */
+  /** An SMS to a phone number that is opted out (docs/decisions/sms-opt-out.md). */
   sms_opt_out: 409,
   idempotency_in_progress: 409,
   payload_too_large: 413,

@@ -201,3 +201,12 @@ export const statusUpdate = (vapiEnv: Env, vapi: FakeVapi, providerCallId: strin
     ...(fields.endedReason ? { endedReason: fields.endedReason } : {}),
     call: { ...vapi.calls.get(providerCallId), status, ...fields },
   });
+
+/** A text from `from` to the agency's number, as Twilio posts it (a fresh MessageSid unless given). */
+export const inboundText = (agency: { number: string }, from: string, body: string, options: { sid?: string; env?: Env } = {}) =>
+  twilioPost(
+    "/providers/twilio/sms",
+    { AccountSid: ACCOUNT_SID, MessageSid: options.sid ?? twilioSid(), From: from, To: agency.number, NumMedia: "0", Body: body },
+    undefined,
+    { env: options.env },
+  );

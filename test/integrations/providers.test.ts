@@ -119,19 +119,6 @@ describe("SMS through Twilio", () => {
     expect(read.body.messages[0]).toMatchObject({ delivery_status: "delivered", delivery_error: null });
     expect((await messagesOf(agency))[0]!.provider_message_id).toMatch(/^SM/);
   });
-
-  it("refuses to text a contact that opted out: 409 sms_opt_out, nothing sent", async () => {
-    const agency = await agencyWithNumber();
-    const contact = await createContact(agency.token, { phone: "+14155550163" });
-    const stop = await twilioPost("/providers/twilio/sms", { MessageSid: `SM${crypto.randomUUID().replaceAll("-", "")}`, From: "+14155550163", To: agency.number, Body: "STOP" });
-    expect(stop.status).toBe(200);
-    const twilio = fakeTwilio();
-    vi.stubGlobal("fetch", twilio.fetch);
-    const res = await sendSms(agency, contact.contact_uuid, "Hello again");
-    expectError(res, 409, "Contact has opted out of SMS (texted STOP); they must text START to your number before you can send them an SMS", "sms_opt_out");
-    expect(twilio.requests).toEqual([]);
-    expect((await messagesOf(agency)).filter((m) => m.direction === "outbound")).toEqual([]);
-  });
 });
 
 describe("inbound SMS from Twilio", () => {
@@ -176,20 +163,6 @@ describe("inbound SMS from Twilio", () => {
     const res = await inbound({ number: "+14155559999" }, { MessageSid: `SM${crypto.randomUUID().replaceAll("-", "")}`, From: "+14155550173", Body: "Hi" });
     expectError(res, 404, "No agency has this SMS number", "not_found");
     expect(await messagesOf(agency)).toEqual([]);
-  });
-
-  it("marks the contact opted out on STOP and back in on START, each change a contact.updated event", async () => {
-    const agency = await agencyWithNumber();
-    const contact = await createContact(agency.token, { phone: "+14155550174" });
-    const text = (Body: string) => inbound(agency, { MessageSid: `SM${crypto.randomUUID().replaceAll("-", "")}`, From: "+14155550174", Body });
-    const optOut = async () => (await send(env as unknown as Env, `/api/v2/contacts/${contact.contact_uuid}`, { token: agency.token })).body.contact.sms_opt_out;
-    expect((await text(" stop ")).status).toBe(200);
-    expect(await optOut()).toBe(true);
-    expect((await text("Unsubscribe")).status).toBe(200);
-    expect(await optOut()).toBe(true);
-    expect((await text("START")).status).toBe(200);
-    expect(await optOut()).toBe(false);
-    expect((await eventTypes(agency)).filter((t) => t === "contact.updated")).toHaveLength(2);
   });
 
   it("gives a number to one agency only: 409 for another", async () => {

@@ -232,6 +232,18 @@ describe("MCP server", () => {
     await expectSameError(await call("list_events", { type: "contact.exploded" }), await api("GET", "/events?type=contact.exploded", { token }));
   });
 
+  it("refuses send_message to an opted-out number with the route's 409 sms_opt_out, sending nothing", async () => {
+    const { token } = await setupAgency();
+    const created = await api("POST", "/contacts", { token, body: { first_name: "Ada", last_name: "Lovelace", phone: "+14155550188" } });
+    const contactUuid = created.body.contact.contact_uuid;
+    expect((await api("PATCH", `/contacts/${contactUuid}`, { token, body: { sms_opt_out: true } })).status).toBe(200);
+    const { call } = await connect(token);
+    const refused = await call("send_message", { contact_uuid: contactUuid, channel: "sms", body: "Hello" });
+    expect(refused.structuredContent).toMatchObject({ code: "sms_opt_out", status: 409 });
+    await expectSameError(refused, await api("POST", "/messages", { token, body: { contact_uuid: contactUuid, channel: "sms", body: "Hello" } }));
+    expect((await api("GET", "/messages", { token })).body.messages).toEqual([]);
+  });
+
   it("books an appointment the way an agent would: free slots, then the booking", async () => {
     const { token } = await setupAgency();
     await openBusinessHours(token);

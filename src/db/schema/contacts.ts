@@ -24,7 +24,11 @@ export const contacts = sqliteTable(
     customFields: text("custom_fields", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     /** The partner's own id for the contact (docs/decisions/lists-and-bulk.md). */
     externalId: text("external_id"),
-    /** The contact texted STOP (or another opt-out keyword): no SMS may be sent to it until START (docs/decisions/real-providers.md). */
+    /**
+     * Whether the contact's phone number is suppressed (sms_suppressions): a copy of the number's
+     * state, written in the batch of every change to it and of every insert or phone change here
+     * (docs/decisions/sms-opt-out.md), so reading a contact reads no other table.
+     */
     smsOptOut: integer("sms_opt_out", { mode: "boolean" }).notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -39,6 +43,8 @@ export const contacts = sqliteTable(
     uniqueIndex("contacts_agency_phone_live_unique")
       .on(t.agencyId, t.phone)
       .where(sql.raw("deleted_at IS NULL AND phone IS NOT NULL")),
+    // Every contact holding a number, deleted ones too: an opt-out's change reaches all of them.
+    index("contacts_agency_phone_idx").on(t.agencyId, t.phone).where(sql.raw("phone IS NOT NULL")),
     uniqueIndex("contacts_agency_external_id_live_unique")
       .on(t.agencyId, t.externalId)
       .where(sql.raw("deleted_at IS NULL AND external_id IS NOT NULL")),

@@ -17,3 +17,4 @@ export * from "./events";
 export * from "./dashboard";
 export * from "./directory";
 export * from "./app-grants";
+export * from "./sms-suppressions";

@@ -16,6 +16,7 @@ import { compiledQuery, countAll, readPage, readRows, rowDecoder } from "@/db/co
 import { contactSearchMatch, contactsFts } from "./contact-search";
 import { contactKeys, MAX_LISTED_SOURCES, MAX_LISTED_TAGS, contactMessages, type ContactKey } from "./contacts.rules";
 import { commit } from "@/db/outbox";
+import { numberSuppressed, suppressNumber } from "@/domain/sms-opt-out/suppressions.repository";
 
 export type ContactRow = typeof contacts.$inferSelect;
 
@@ -245,26 +246,34 @@ export interface NewContact {
  * One live contact per email and per phone is enforced by the partial unique indexes, so of
  * two concurrent creates with one email exactly one insert succeeds; the loser is a 409.
  */
-export async function createContact(db: Db, agencyId: string, input: NewContact) {
+export async function createContact(db: Db, agencyId: string, input: NewContact): Promise<ContactRow> {
   const row = newContactRow(agencyId, input);
   try {
-    await commit(db, contactInsert(db, row));
+    const [inserted] = await commit(db, contactInsert(db, row));
+    return { ...row, smsOptOut: (inserted as { smsOptOut: boolean }[])[0]?.smsOptOut ?? false };
   } catch (error) {
     if (isUniqueViolation(error)) throw await duplicateError(db, agencyId, input);
     throw error;
   }
-  return row;
 }
 
+/** A new contact's row; its `smsOptOut` is decided by the insert (contactInsert), from its number's state. */
 export const newContactRow = (agencyId: string, input: NewContact): ContactRow => {
   const now = nowIso();
   return { id: newId(), agencyId, ...input, smsOptOut: false, createdAt: now, updatedAt: now, deletedAt: null };
 };
 
-/** The statements that create a contact: its row, its tags' mirror and its `contact.created` event. */
+/**
+ * The statements that create a contact: its row (showing whether its phone number is suppressed,
+ * read in the same statement, so a re-created contact is opted out as its number is), its tags'
+ * mirror and its `contact.created` event. The insert returns the stored `smsOptOut`.
+ */
 export const contactInsert = (db: Db, row: ContactRow) =>
   [
-    db.insert(contacts).values(row),
+    db
+      .insert(contacts)
+      .values({ ...row, smsOptOut: numberSuppressed(row.agencyId, row.phone) })
+      .returning({ smsOptOut: contacts.smsOptOut }),
     ...(row.tags.length > 0 ? syncTags(db, row.agencyId, row.id).slice(1) : []),
     contactEvent(db, row.agencyId, row.id, "contact.created"),
   ] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
@@ -280,6 +289,11 @@ export interface ContactPatch {
   /** Merged into the stored values; `null` removes a key. */
   customFields?: CustomFieldsInput;
   externalId?: string | null;
+  /**
+   * `sms_opt_out: true`: suppresses this number (the contact's phone as the patch leaves it) in
+   * the patch's batch. Nothing lifts an opt-out but the person (docs/decisions/sms-opt-out.md).
+   */
+  optOutNumber?: string;
 }
 
 /**
@@ -287,11 +301,13 @@ export interface ContactPatch {
  * where null removes a key), so two concurrent PATCHes of different keys both stick.
  * Returns undefined when the contact is not live (any more).
  */
-export async function updateContact(db: Db, agencyId: string, contactId: string, patch: ContactPatch) {
+export async function updateContact(db: Db, agencyId: string, contactId: string, patch: ContactPatch): Promise<ContactRow | undefined> {
+  // The suppression first: the contact's own update then shows it, in its one `contact.updated` event.
+  const suppression = patch.optOutNumber === undefined ? [] : suppressNumber(db, agencyId, patch.optOutNumber, { source: "api", contactId });
   const [update, ...rest] = contactUpdate(db, agencyId, contactId, patch);
   try {
-    const [updated] = await commit(db, [update.returning(), ...rest]);
-    return updated[0];
+    const results = await commit(db, [...suppression, update.returning(), ...rest] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    return (results[suppression.length] as ContactRow[])[0];
   } catch (error) {
     if (isUniqueViolation(error)) throw await duplicateError(db, agencyId, patch, contactId);
     throw error;
@@ -300,10 +316,14 @@ export async function updateContact(db: Db, agencyId: string, contactId: string,
 
 /** The statements of a PATCH of a live contact: the update, its `contact.updated` event (when it changed) and the tags' mirror. */
 export function contactUpdate(db: Db, agencyId: string, contactId: string, patch: ContactPatch) {
-  const { customFields, ...columns } = patch;
+  const { customFields, optOutNumber, ...columns } = patch;
   const set = {
     ...columns,
     ...(customFields !== undefined ? { customFields: sql`json_patch(${contacts.customFields}, ${JSON.stringify(customFields)})` } : {}),
+    // A new phone brings its number's opt-out state with it (docs/decisions/sms-opt-out.md).
+    ...(columns.phone !== undefined || optOutNumber !== undefined
+      ? { smsOptOut: numberSuppressed(agencyId, columns.phone !== undefined ? columns.phone : sql`${contacts.phone}`) }
+      : {}),
     updatedAt: nowIso(),
   };
   return [
@@ -368,24 +388,3 @@ export const sourceCounts = async (db: Db, agencyId: string) => {
     .all();
   return rows.flatMap((r) => (r.source === null ? [] : [{ source: r.source, count: r.count }]));
 };
-
-/**
- * The statements that record a contact's SMS opt-out (STOP) or opt-in (START), with its
- * `contact.updated` event only when the flag changed, and only when the message `messageId`
- * (the keyword's text, written earlier in the same batch) exists: a text stored before is not
- * applied twice.
- */
-export const setSmsOptOutIf = (db: Db, agencyId: string, contactId: string, optedOut: boolean, messageId: string) =>
-  [
-    db
-      .update(contacts)
-      .set({ smsOptOut: optedOut, updatedAt: nowIso() })
-      .where(
-        and(
-          liveContactWhere(agencyId, contactId),
-          ne(contacts.smsOptOut, optedOut),
-          sql`EXISTS (SELECT 1 FROM messages WHERE messages.id = ${messageId} AND messages.agency_id = ${agencyId})`,
-        ),
-      ),
-    contactEvent(db, agencyId, contactId, "contact.updated", { ifChanged: true }),
-  ] as const;

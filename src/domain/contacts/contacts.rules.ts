@@ -40,6 +40,8 @@ export const contactMessages = {
   bulkSize: `contacts must be an array of 1 to ${MAX_BULK_CONTACTS} contacts`,
   matchOn: "match_on must be one of: external_id, email, phone",
   matchOnMissing: (key: ContactKey) => `match_on is ${key}, but the contact has no ${key}`,
+  optOutOnlyTrue: "sms_opt_out can only be set to true: only the person lifts an opt-out, by texting START to your SMS number",
+  optOutNeedsPhone: "sms_opt_out needs a phone: an opt-out applies to the contact's phone number",
 } as const;
 
 /** What `POST /contacts/bulk` reports for each item. */

@@ -1,7 +1,7 @@
 import { getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "@/db/client";
-import { awaitsCommit, publishAfterWrite } from "@/db/outbox";
+import { awaitsCommit, awaitsCommitOfEach, publishAfterWrite } from "@/db/outbox";
 import { events, webhookEndpoints } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { nowIso } from "@/lib/time";
@@ -85,8 +85,11 @@ export type EventObjectType = (typeof eventObjectTypes)[number];
  * TypeScript names, plus `extra` fields (joined values the public record needs). Read back
  * with `rowFromSnapshot`.
  */
-function snapshotSql(table: SQLiteTable, extra: Record<string, SQL>): SQL {
-  const fields = [...Object.entries(getTableColumns(table)).map(([key, column]) => [key, sql`${column}`] as const), ...Object.entries(extra)];
+function snapshotSql(table: SQLiteTable, extra: Record<string, SQL>, replaced: Record<string, SQL> = {}): SQL {
+  const fields = [
+    ...Object.entries(getTableColumns(table)).map(([key, column]) => [key, replaced[key] ?? sql`${column}`] as const),
+    ...Object.entries(extra),
+  ];
   return sql`json_object(${sql.join(
     fields.map(([key, value]) => sql`${key}, ${value}`),
     sql`, `,
@@ -146,6 +149,28 @@ export function eventStatement(db: Db, input: EventInput) {
     )
     .returning({ subscribers: subscribersSql(input.agencyId, input.type) });
   awaitsCommit(statement, id);
+  return statement;
+}
+
+/** A random (version 4) UUID made by SQLite, one per row of the statement that evaluates it. */
+const sqlUuid = sql`lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))`;
+
+/**
+ * The events of one change to any number of rows (every contact holding a phone number), as one
+ * statement for the change's `commit` batch: an event for each row `where` selects, its snapshot
+ * the row as the change will leave it (`set`: the changed columns' new values, by TypeScript
+ * name). Place it just before the write, whose condition must select the same rows: the events
+ * are then exactly the rows that change, in the same transaction, however many they are. Ids are
+ * made in SQL, one per row; `commit` reads them back to publish the ones with deliveries. `at`
+ * dates the events (and should be the time the write stamps on the rows).
+ */
+export function eventsForEachRow(db: Db, input: Omit<EventInput, "ifChanged" | "extra"> & { set: Record<string, SQL>; at: string }) {
+  const snapshot = snapshotSql(input.table, {}, input.set);
+  const statement = db
+    .insert(events)
+    .select(sql`SELECT ${sqlUuid}, ${input.agencyId}, ${input.type}, ${input.objectType}, ${snapshot}, ${input.at} FROM ${input.table} WHERE ${input.where}`)
+    .returning({ id: events.id, subscribers: subscribersSql(input.agencyId, input.type) });
+  awaitsCommitOfEach(statement);
   return statement;
 }
 

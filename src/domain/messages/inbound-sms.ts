@@ -1,6 +1,7 @@
 import type { Db } from "@/db/client";
 import { commit } from "@/db/outbox";
 import * as contacts from "@/domain/contacts/contacts.repository";
+import { liftNumber, suppressNumber } from "@/domain/sms-opt-out/suppressions.repository";
 import { inboundStored, storeInbound } from "./messages.repository";
 import { MAX_SMS_LENGTH } from "./messages.rules";
 
@@ -8,11 +9,18 @@ import { MAX_SMS_LENGTH } from "./messages.rules";
 const OPT_OUT = new Set(["STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT"]);
 const OPT_IN = new Set(["START", "YES", "UNSTOP"]);
 
+/** What a text asks of the agency's texts to its number: to stop, to start again, or nothing. */
+export function optOutKeyword(body: string): "stop" | "start" | undefined {
+  const keyword = body.trim().toUpperCase();
+  return OPT_OUT.has(keyword) ? "stop" : OPT_IN.has(keyword) ? "start" : undefined;
+}
+
 /**
  * An SMS a person sent to an agency's number (docs/decisions/real-providers.md): kept in the
  * conversation of the live contact with that phone, a new contact (source `sms`) when there is
- * none, and an opt-out keyword (or its opposite) applied to that contact. `providerMessageId`
- * makes a redelivered text change nothing (not even a contact re-created after the first was
+ * none. An opt-out keyword (or its opposite) suppresses (or lifts) the sending number itself,
+ * shown by every contact holding it (docs/decisions/sms-opt-out.md). `providerMessageId` makes
+ * a redelivered text change nothing (not even a contact re-created after the first was
  * deleted). `receivedAt`, when the text reached us, dates it: a text applied late (its agency
  * was moving) keeps its place in the conversation. True when it was stored now.
  */
@@ -39,11 +47,16 @@ export async function receiveSms(db: Db, agencyId: string, input: { from: string
       if (!contact) throw error;
     }
   }
-  const keyword = body.trim().toUpperCase();
-  const optOut = OPT_OUT.has(keyword) ? true : OPT_IN.has(keyword) ? false : undefined;
   // The keyword's effect is written in the message's own batch, only with a message stored now:
   // a text the provider sends again changes nothing, and a failed write leaves both undone for the retry.
   const { message, stored } = storeInbound(db, agencyId, { contactId: contact.id, body, providerMessageId: input.providerMessageId, createdAt: input.receivedAt });
-  const [inserted] = await commit(db, [...stored, ...(optOut === undefined ? [] : contacts.setSmsOptOutIf(db, agencyId, contact.id, optOut, message.id))]);
+  const keyword = optOutKeyword(body);
+  const effect =
+    keyword === "stop"
+      ? suppressNumber(db, agencyId, input.from, { source: "keyword", messageId: message.id })
+      : keyword === "start"
+        ? liftNumber(db, agencyId, input.from, message.id)
+        : [];
+  const [inserted] = await commit(db, [...stored, ...effect]);
   return inserted.length > 0;
 }

@@ -2,13 +2,15 @@ import type { Db } from "@/db/client";
 import type { Logger } from "@/lib/logger";
 import * as repo from "./messages.repository";
 import type { SmsProvider, SmsSendResult } from "./sms-provider";
+import { assertNotSuppressed } from "./sms-opt-out";
 
 /**
- * Sends an outbound SMS: the message is stored first (`queued`) with its `message.sent` event,
- * so it is in the conversation whatever happens next, then handed to the provider, and the
- * provider's answer is recorded as `delivery_status`, with a `message.updated` event. A provider
- * that throws counts as `failed`; the partner still gets the message record and can see the
- * failure.
+ * Sends an outbound SMS. A suppressed number is refused before anything else (409 `sms_opt_out`,
+ * nothing stored or sent: assertNotSuppressed). The message is then stored (`queued`) with its
+ * `message.sent` event, so it is in the conversation whatever happens next, then handed to the
+ * provider, and the provider's answer is recorded as `delivery_status`, with a `message.updated`
+ * event. A provider that throws counts as `failed`; the partner still gets the message record and
+ * can see the failure.
  */
 export async function sendSms(
   db: Db,
@@ -17,6 +19,7 @@ export async function sendSms(
   agencyId: string,
   input: { contactId: string; to: string; from: string | null; body: string },
 ) {
+  await assertNotSuppressed(db, agencyId, input.to);
   const message = await repo.createMessage(db, agencyId, {
     contactId: input.contactId,
     channel: "sms",

@@ -1,6 +1,6 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
-import { conflict, notFound } from "@/lib/errors";
+import { badRequest, conflict, notFound } from "@/lib/errors";
 import { mergeCustomFields, validateCustomFields } from "@/domain/fields/custom-fields";
 import { assertKnownPath } from "@/domain/paths/path-lookup";
 import { answeredPage, askedPage } from "@/routes/list-pages";
@@ -70,6 +70,9 @@ export const updateContact: Handler<"updateContact"> = async (c) => {
   const current = await repo.getLiveContact(db, agencyId, contact_uuid);
   if (!current) throw notFound(contactMessages.notFound);
   if (Object.keys(body).length === 0) return c.json(contactBody(current), 200);
+  // An opt-out suppresses the phone the contact has once patched (docs/decisions/sms-opt-out.md).
+  const phone = body.phone !== undefined ? body.phone : current.phone;
+  if (body.sms_opt_out && phone === null) throw badRequest(contactMessages.optOutNeedsPhone);
   if (body.path_uuid) await assertKnownPath(db, agencyId, body.path_uuid);
   const customFields = body.custom_fields ? await validateCustomFields(db, agencyId, body.custom_fields) : undefined;
   const updated = await repo.updateContact(db, agencyId, current.id, {
@@ -82,6 +85,7 @@ export const updateContact: Handler<"updateContact"> = async (c) => {
     pathId: body.path_uuid,
     customFields,
     externalId: body.external_id,
+    optOutNumber: body.sms_opt_out && phone !== null ? phone : undefined,
   });
   if (!updated) throw notFound(contactMessages.notFound);
   return c.json(contactBody(updated), 200);

@@ -58,7 +58,12 @@ export const Contact = z
       .openapi({ description: "Your own id for the contact (your CRM's); unique among live contacts, null when not set." }),
     sms_opt_out: z.boolean().openapi({
       description:
-        "True once the contact texted STOP (or STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT) to your SMS number: sending it an SMS is then 409 `sms_opt_out` until it texts START (or YES, UNSTOP).",
+        "Whether the contact's phone number is opted out of your SMS. An opt-out belongs to the number, not to the contact: " +
+        "it starts when the number texts STOP (or STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT) to your SMS number, or when you " +
+        "set `sms_opt_out: true` with `PATCH /contacts/{contact_uuid}`, and only the person ends it, by texting START (or YES, " +
+        "UNSTOP). Every contact holding the number shows it, deleted or not, and so does a contact that is given the number " +
+        "later (a re-created contact, or another contact's new phone); each change of it is a `contact.updated` event. While " +
+        "true, sending an SMS to the contact is 409 `sms_opt_out`. Always false for a contact without a phone.",
     }),
     created_at: instantString(),
     updated_at: instantString(),
@@ -257,6 +262,18 @@ export const UpdateContactBody = z
     path_uuid: pathField.nullable().optional().openapi(documentedNullable),
     custom_fields: customFieldsField(true).optional(),
     external_id: externalIdField.nullable().optional().openapi(documentedNullable),
+    sms_opt_out: z
+      .literal(true, { error: contactMessages.optOutOnlyTrue })
+      .optional()
+      .openapi({
+        description:
+          "`true` opts the contact's phone number out of your SMS, for the person who asked by another channel (a call, an " +
+          "email): the number is then suppressed for every contact holding it, now or later, until the person texts START " +
+          "(or YES, UNSTOP) to your SMS number. Only `true` is accepted (anything else is 400): an opt-out is the person's to " +
+          "lift, never the API's. With `phone` in the same request, the new phone is the number opted out; a contact without " +
+          "a phone is 400.",
+        example: true,
+      }),
   })
   .openapi("UpdateContactRequest", {
     example: { last_name: "King", tags: ["buyer"], custom_fields: { lead_stage: "won", budget: null } },

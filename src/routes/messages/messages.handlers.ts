@@ -1,7 +1,7 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { smsNumberOf } from "@/domain/messages/sms-numbers";
-import { ApiError, badRequest, notFound } from "@/lib/errors";
+import { badRequest, notFound } from "@/lib/errors";
 import { getLiveContact } from "@/domain/contacts/contacts.repository";
 import { answeredPage, askedPage } from "@/routes/list-pages";
 import * as repo from "@/domain/messages/messages.repository";
@@ -41,7 +41,6 @@ export const createMessage: Handler<"createMessage"> = async (c) => {
     return c.json(messageBody(note), 201);
   }
   if (!contact.phone) throw badRequest(messageMessages.noPhone);
-  if (contact.smsOptOut) throw new ApiError("sms_opt_out", messageMessages.optedOut);
   const provider = smsProviderFor(c.env);
   // The simulator needs no sender; a real provider sends from the agency's number.
   const from = provider.name === "simulated" ? null : await smsNumberOf(c.env, agencyId);

@@ -31,7 +31,9 @@ export const createMessage = partnerRoute({
     "to the SMS provider from your agency's SMS number; `delivery_status` is the provider's first answer (`queued`, `sent`, " +
     "`delivered`, or `failed` with the reason and the provider's error code in `delivery_error`; the message is kept so the " +
     "conversation shows the attempt) and moves on as the provider reports delivery, each change a `message.updated` event. " +
-    "A contact without a phone is 400; a contact that texted STOP is 409 `sms_opt_out` until it texts START. " +
+    "A contact without a phone is 400. A contact whose phone number is opted out (`sms_opt_out: true`: the number texted " +
+    "STOP, or you opted it out) is 409 `sms_opt_out` and nothing is stored or sent, whichever contact holds the number, " +
+    "until the person texts START. " +
     "`channel: note` records an internal note on the contact (`direction: internal`), never sent. Both start read. " +
     "The contact must be a live contact of your agency (else 400 `Unknown contact_uuid`). Send an `Idempotency-Key` " +
     "so that a retried request never texts twice.",
@@ -39,7 +41,7 @@ export const createMessage = partnerRoute({
   request: { body: jsonBody(CreateMessageBody) },
   errorExamples: {
     400: { error: messageMessages.noPhone },
-    409: { description: "The contact opted out of SMS (`sms_opt_out`).", code: "sms_opt_out", error: messageMessages.optedOut },
+    409: { description: "The contact's phone number is opted out of SMS (`sms_opt_out`).", code: "sms_opt_out", error: messageMessages.optedOut },
   },
   responses: { 201: jsonContent(MessageResponse, "The stored message, with its delivery status for an SMS.") },
 });

@@ -4,7 +4,7 @@ import { instantString, uuidString } from "@/lib/bounded";
 import { uuidField, uuidParam } from "@/lib/ids";
 import { MAX_PAGE_SIZE, PaginationSchema, paginationQuery, singlePageExample } from "@/lib/pagination";
 import { queryBoolean } from "@/lib/query";
-import { MAX_DELIVERY_ERROR_LENGTH, MAX_SMS_LENGTH } from "@/domain/messages/messages.rules";
+import { MAX_DELIVERY_ERROR_LENGTH, MAX_SMS_LENGTH, SMS_OPTED_OUT_MESSAGE } from "@/domain/messages/messages.rules";
 
 export const MAX_NOTE_LENGTH = 10_000;
 /** The longest body of any message: both write paths check it by channel (`checkBodyLength`). */
@@ -15,7 +15,7 @@ export const messageMessages = {
   notFound: "Message not found",
   unknownContact: "Unknown contact_uuid",
   noPhone: "Contact has no phone number; add one before sending an SMS",
-  optedOut: "Contact has opted out of SMS (texted STOP); they must text START to your number before you can send them an SMS",
+  optedOut: SMS_OPTED_OUT_MESSAGE,
   channel: `channel must be one of: ${messageChannels.join(", ")}`,
   direction: `direction must be one of: ${messageDirections.join(", ")}`,
   bodyRequired: "body is required",

@@ -131,6 +131,30 @@ describe("POST /messages", () => {
     expect((await listMessages(token)).body.pagination.total).toBe(0);
   });
 
+  it("refuses an SMS to an opted-out number with 409 sms_opt_out, storing and sending nothing, whichever contact holds the number", async () => {
+    const { token, contact } = await agencyWithContact();
+    const sms = (uuid: string) => api("POST", "/messages", { token, body: { contact_uuid: uuid, channel: "sms", body: "Hello" } });
+    const refused = (res: Awaited<ReturnType<typeof sms>>) =>
+      expectError(res, 409, "Contact has opted out of SMS (texted STOP); they must text START to your number before you can send them an SMS", "sms_opt_out");
+    expect((await api("PATCH", `/contacts/${contact.contact_uuid}`, { token, body: { sms_opt_out: true } })).body.contact.sms_opt_out).toBe(true);
+    refused(await sms(contact.contact_uuid));
+    // Deleted and re-created with the number.
+    await api("DELETE", `/contacts/${contact.contact_uuid}`, { token });
+    const recreated = await createContact(token, { first_name: "Again", phone: contact.phone });
+    refused(await sms(recreated.contact_uuid));
+    // The number moved to another contact.
+    await api("PATCH", `/contacts/${recreated.contact_uuid}`, { token, body: { phone: nextPhone() } });
+    const given = await createContact(token, { first_name: "Grace", phone: nextPhone() });
+    await api("PATCH", `/contacts/${given.contact_uuid}`, { token, body: { phone: contact.phone } });
+    refused(await sms(given.contact_uuid));
+    // The simulated provider was never reached: nothing stored, no message.sent event.
+    expect((await listMessages(token)).body.pagination.total).toBe(0);
+    expect((await api("GET", "/events?type=message.sent", { token })).body.events).toEqual([]);
+    // A note is not a text, so it is still recorded; the contact that moved away is texted at its new phone.
+    expect((await api("POST", "/messages", { token, body: { contact_uuid: given.contact_uuid, channel: "note", body: "Asked not to be texted" } })).status).toBe(201);
+    expect((await sms(recreated.contact_uuid)).status).toBe(201);
+  });
+
   it("keeps a message the provider refused, with delivery_status failed", async () => {
     const { token } = await setupAgency();
     const contact = await createContact(token, { phone: UNDELIVERABLE });
