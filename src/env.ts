@@ -1,5 +1,6 @@
 import type { AccessGateApi } from "@/lib/auth/gate-protocol";
 import type { CallMessage } from "@/lib/queues/call-message";
+import type { SmsMessage } from "@/lib/queues/sms-message";
 import type { SweepMessage } from "@/lib/queues/sweep-message";
 import type { WebhookMessage } from "@/lib/webhooks/webhook-message";
 
@@ -20,6 +21,8 @@ export interface Env {
   CALL_QUEUE: Queue<CallMessage>;
   /** Producer of the `webhook-deliveries` queue (event delivery, src/jobs/webhooks). */
   WEBHOOK_QUEUE: Queue<WebhookMessage>;
+  /** Producer of the `sms-sends` queue: outbound SMS, sent by its consumer (src/jobs/sms). */
+  SMS_QUEUE: Queue<SmsMessage>;
   /** Producer of the `shard-sweeps` queue: the cron's sweep of each shard (src/jobs/shard-sweep.ts). */
   SWEEP_QUEUE: Queue<SweepMessage>;
   /** Local development only: "true" also allows http://127.0.0.1:<port> and http://localhost:<port> webhook URLs. */
