@@ -44,6 +44,12 @@ export const createMessage: Handler<"createMessage"> = async (c) => {
   return c.json(messageBody(sms), 201);
 };
 
+export const getMessage: Handler<"getMessage"> = async (c) => {
+  const message = await repo.getMessage(c.var.db, c.var.caller.agencyId, c.req.valid("param").message_uuid);
+  if (!message) throw notFound(messageMessages.notFound);
+  return c.json(messageBody(message), 200);
+};
+
 export const markMessageRead: Handler<"markMessageRead"> = async (c) => {
   const message = await repo.markRead(c.var.db, c.var.caller.agencyId, c.req.valid("param").message_uuid);
   if (!message) throw notFound(messageMessages.notFound);
