@@ -3,23 +3,22 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 // Twilio's own signing helper: the one Twilio's SDKs validate with.
 import { getExpectedTwilioSignature } from "twilio/lib/webhooks/webhooks";
 import type { Env } from "@/env";
+import type { SmsMessage } from "@/lib/queues/sms-message";
 import { admin, BASE, expectError } from "../helpers/http";
 import { setupAgency, type TestAgency } from "../helpers/factories";
 import { createContact } from "../helpers/path-factories";
 import { dbOf } from "../helpers/shards";
 import { createCall, createVoiceAgent, envWith, fetchWithEnv, getCall, getWallet, ledgerOf, recordingQueue, setupVoiceAgency } from "../helpers/voice-factories";
 import { deliver, dial, poll } from "../helpers/voice-queue";
+import { ACCOUNT_SID, agencyWithNumber, AUTH_TOKEN, fakeTwilio, TWILIO_PUBLIC_URL as PUBLIC, TWILIO_URL, twilioEnv } from "../helpers/fake-twilio";
 
-const PUBLIC = "https://partner.test";
-const ACCOUNT_SID = "AC00000000000000000000000000000001";
-const AUTH_TOKEN = "twilio-test-auth-token";
-const TWILIO_URL = "https://twilio.test";
 const VAPI_URL = "https://vapi.test";
 const VAPI_KEY = "vapi-test-key";
 const VAPI_SECRET = "vapi-webhook-secret";
 
-const twilioEnv = () =>
-  envWith({ SMS_PROVIDER: "twilio", TWILIO_ACCOUNT_SID: ACCOUNT_SID, TWILIO_AUTH_TOKEN: AUTH_TOKEN, TWILIO_BASE_URL: TWILIO_URL, PUBLIC_BASE_URL: PUBLIC });
+/** Twilio's deployment with an `sms-sends` queue that records, so each test hands the consumer its messages. */
+const smsQueue = recordingQueue<SmsMessage>();
+const smsEnv = () => twilioEnv({ SMS_QUEUE: smsQueue.queue });
 
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -40,14 +39,28 @@ async function send(customEnv: Env, path: string, init: RequestInit & { token?: 
   return { status: res.status, headers: res.headers, body };
 }
 
-/** POST /messages with `channel: sms`, on a deployment whose SMS go through Twilio. */
+/** POST /messages with `channel: sms`, on a deployment whose SMS go through Twilio; its queue message is kept for `sendQueued`. */
 const sendSms = (agency: TestAgency, contactUuid: string, body: string) =>
-  send(twilioEnv(), "/api/v2/messages", {
+  send(smsEnv(), "/api/v2/messages", {
     method: "POST",
     token: agency.token,
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ contact_uuid: contactUuid, channel: "sms", body }),
   });
+
+/** Hands the `sms-sends` consumer the queue message of each SMS stored since the last call, as the queue would. */
+async function sendQueued() {
+  const messages = smsQueue.sent.splice(0).map((m) => ({ body: m.body }));
+  if (messages.length > 0) await deliver(messages, { env: smsEnv(), queue: "sms-sends" });
+  return messages.length;
+}
+
+/** The message as GET /messages shows it. */
+async function readMessage(agency: TestAgency, messageUuid: string) {
+  const res = await send(env as unknown as Env, `/api/v2/messages/${messageUuid}`, { token: agency.token });
+  expect(res.status).toBe(200);
+  return res.body.message;
+}
 
 /** A form Twilio posts to `path`, signed by Twilio's own helper (or with `signature` instead). */
 function twilioPost(path: string, params: Record<string, string>, signature?: string | null) {
@@ -55,7 +68,7 @@ function twilioPost(path: string, params: Record<string, string>, signature?: st
   const headers: Record<string, string> = { "Content-Type": "application/x-www-form-urlencoded" };
   const signed = signature === undefined ? getExpectedTwilioSignature(AUTH_TOKEN, url, params) : signature;
   if (signed !== null) headers["X-Twilio-Signature"] = signed;
-  return send(twilioEnv(), path, { method: "POST", headers, body: new URLSearchParams(params).toString() });
+  return send(smsEnv(), path, { method: "POST", headers, body: new URLSearchParams(params).toString() });
 }
 
 /** The path and query of a StatusCallback URL, as Twilio requests it. */
@@ -65,39 +78,6 @@ const statusPath = (url: string) => {
 };
 
 let numberCounter = 0;
-async function agencyWithNumber(): Promise<TestAgency & { number: string }> {
-  const agency = await setupAgency();
-  const number = `+1415777${String(1000 + ++numberCounter).slice(-4)}`;
-  const res = await admin("PUT", `/agencies/${agency.agencyUuid}/sms-number`, { number });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  expect(res.body.agency.sms_number).toBe(number);
-  return { ...agency, number };
-}
-
-/** A fake of Twilio's Messages API: its request format and its answers. */
-function fakeTwilio() {
-  const requests: { url: string; authorization: string | null; form: Record<string, string> }[] = [];
-  const fetcher = async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    const form = Object.fromEntries(new URLSearchParams(await request.text()));
-    requests.push({ url: request.url, authorization: request.headers.get("Authorization"), form });
-    if (request.headers.get("Authorization") !== `Basic ${btoa(`${ACCOUNT_SID}:${AUTH_TOKEN}`)}`) {
-      return Response.json({ code: 20003, message: "Authenticate", more_info: "https://www.twilio.com/docs/errors/20003", status: 401 }, { status: 401 });
-    }
-    if (form.To === "+15005550001") {
-      return Response.json(
-        { code: 21211, message: `The 'To' number ${form.To} is not a valid phone number.`, more_info: "https://www.twilio.com/docs/errors/21211", status: 400 },
-        { status: 400 },
-      );
-    }
-    const sid = `SM${crypto.randomUUID().replaceAll("-", "")}`;
-    return Response.json(
-      { sid, account_sid: ACCOUNT_SID, from: form.From, to: form.To, body: form.Body, status: "queued", error_code: null, error_message: null, num_segments: "1" },
-      { status: 201 },
-    );
-  };
-  return { fetch: fetcher, requests };
-}
 
 async function messagesOf(agency: TestAgency) {
   const db = await dbOf(agency.agencyUuid);
@@ -115,7 +95,7 @@ async function eventTypes(agency: TestAgency) {
 }
 
 describe("SMS through Twilio", () => {
-  it("sends from the agency's number with a StatusCallback, and a signed status callback moves it to delivered, never back", async () => {
+  it("answers 201 queued, then the queue sends from the agency's number with a StatusCallback; a signed status callback moves it to delivered, never back", async () => {
     const agency = await agencyWithNumber();
     const contact = await createContact(agency.token, { phone: "+14155550161" });
     const twilio = fakeTwilio();
@@ -123,8 +103,11 @@ describe("SMS through Twilio", () => {
     const sent = await sendSms(agency, contact.contact_uuid, "Your showing is confirmed.");
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
     expect(sent.body.message).toMatchObject({ direction: "outbound", delivery_status: "queued", delivery_error: null });
+    expect(twilio.requests).toEqual([]);
+    expect(await sendQueued()).toBe(1);
     expect(twilio.requests).toEqual([
       {
+        method: "POST",
         url: `${TWILIO_URL}/2010-04-01/Accounts/${ACCOUNT_SID}/Messages.json`,
         authorization: `Basic ${btoa(`${ACCOUNT_SID}:${AUTH_TOKEN}`)}`,
         form: {
@@ -137,7 +120,8 @@ describe("SMS through Twilio", () => {
     ]);
     const [stored] = await messagesOf(agency);
     const sid = stored!.provider_message_id!;
-    expect(sid).toMatch(/^SM/);
+    expect(sid).toBe(twilio.created[0]!.sid);
+    expect(stored!.delivery_status).toBe("sent");
 
     const callback = statusPath(twilio.requests[0]!.form.StatusCallback!);
     const status = (MessageStatus: string, extra: Record<string, string> = {}) =>
@@ -146,15 +130,13 @@ describe("SMS through Twilio", () => {
     expect((await status("delivered")).status).toBe(204);
     // Out of order: a late `sent` does not move a delivered message back.
     expect((await status("sent")).status).toBe(204);
-    const read = await send(env as unknown as Env, `/api/v2/messages?contact_uuid=${contact.contact_uuid}`, { token: agency.token });
-    expect(read.body.messages[0]).toMatchObject({ delivery_status: "delivered", delivery_error: null });
+    expect(await readMessage(agency, sent.body.message.message_uuid)).toMatchObject({ delivery_status: "delivered", delivery_error: null });
     expect((await eventTypes(agency)).filter((t) => t.startsWith("message."))).toEqual(["message.sent", "message.updated", "message.updated"]);
     // A callback with a bad signature changes nothing.
     expectError(await twilioPost(callback, { MessageSid: sid, MessageStatus: "failed", From: agency.number }, "bm90IHR3aWxpbw=="), 403, "Invalid X-Twilio-Signature", "invalid_signature");
     // A report for another of Twilio's messages does not touch this one.
     expect((await twilioPost(callback, { MessageSid: "SMother", MessageStatus: "failed", From: agency.number })).status).toBe(204);
-    const still = await send(env as unknown as Env, `/api/v2/messages?contact_uuid=${contact.contact_uuid}`, { token: agency.token });
-    expect(still.body.messages[0].delivery_status).toBe("delivered");
+    expect((await readMessage(agency, sent.body.message.message_uuid)).delivery_status).toBe("delivered");
   });
 
   it("keeps Twilio's error code when it refuses a send, and when a message turns out undelivered", async () => {
@@ -163,14 +145,17 @@ describe("SMS through Twilio", () => {
     const good = await createContact(agency.token, { phone: "+14155550162" });
     const twilio = fakeTwilio();
     vi.stubGlobal("fetch", twilio.fetch);
-    const sms = (contactUuid: string) =>
-      sendSms(agency, contactUuid, "Hello");
-    const refused = await sms(bad.contact_uuid);
+    const refused = await sendSms(agency, bad.contact_uuid, "Hello");
     expect(refused.status).toBe(201);
-    expect(refused.body.message).toMatchObject({ delivery_status: "failed", delivery_error: "21211 The 'To' number +15005550001 is not a valid phone number." });
-    const accepted = await sms(good.contact_uuid);
+    expect(refused.body.message).toMatchObject({ delivery_status: "queued", delivery_error: null });
+    const accepted = await sendSms(agency, good.contact_uuid, "Hello");
+    await sendQueued();
+    expect(await readMessage(agency, refused.body.message.message_uuid)).toMatchObject({
+      delivery_status: "failed",
+      delivery_error: "21211 The 'To' number +15005550001 is not a valid phone number.",
+    });
     const sid = (await messagesOf(agency)).find((m) => m.id === accepted.body.message.message_uuid)!.provider_message_id!;
-    const undelivered = await twilioPost(statusPath(twilio.requests[1]!.form.StatusCallback!), {
+    const undelivered = await twilioPost(statusPath(twilio.posts().find((r) => r.form.To === "+14155550162")!.form.StatusCallback!), {
       MessageSid: sid,
       MessageStatus: "undelivered",
       ErrorCode: "30003",
@@ -178,31 +163,29 @@ describe("SMS through Twilio", () => {
       To: "+14155550162",
     });
     expect(undelivered.status).toBe(204);
-    const after = await send(env as unknown as Env, `/api/v2/messages?contact_uuid=${good.contact_uuid}`, { token: agency.token });
-    expect(after.body.messages[0]).toMatchObject({ delivery_status: "failed", delivery_error: "30003" });
+    expect(await readMessage(agency, accepted.body.message.message_uuid)).toMatchObject({ delivery_status: "failed", delivery_error: "30003" });
   });
 
   it("applies a delivery report that arrives before Twilio's answer to the send, and the answer does not undo it", async () => {
     const agency = await agencyWithNumber();
     const contact = await createContact(agency.token, { phone: "+14155550164" });
-    const twilio = fakeTwilio();
     // Twilio reports `delivered` while the send's own answer (`queued`) is still on its way.
-    vi.stubGlobal("fetch", async (input: RequestInfo | URL, init?: RequestInit) => {
-      const answer = await twilio.fetch(input, init);
-      const { sid } = (await answer.clone().json()) as { sid: string };
-      const report = await twilioPost(statusPath(twilio.requests.at(-1)!.form.StatusCallback!), { MessageSid: sid, MessageStatus: "delivered", From: agency.number });
-      expect(report.status).toBe(204);
-      return answer;
+    const twilio = fakeTwilio([], {
+      onCreate: async (message) => {
+        const report = await twilioPost(statusPath(twilio.posts().at(-1)!.form.StatusCallback!), { MessageSid: message.sid, MessageStatus: "delivered", From: agency.number });
+        expect(report.status).toBe(204);
+      },
     });
+    vi.stubGlobal("fetch", twilio.fetch);
     const sent = await sendSms(agency, contact.contact_uuid, "Early report");
     expect(sent.status).toBe(201);
-    expect(sent.body.message.delivery_status).toBe("delivered");
-    const read = await send(env as unknown as Env, `/api/v2/messages?contact_uuid=${contact.contact_uuid}`, { token: agency.token });
-    expect(read.body.messages[0]).toMatchObject({ delivery_status: "delivered", delivery_error: null });
-    expect((await messagesOf(agency))[0]!.provider_message_id).toMatch(/^SM/);
+    await sendQueued();
+    expect(await readMessage(agency, sent.body.message.message_uuid)).toMatchObject({ delivery_status: "delivered", delivery_error: null });
+    expect((await messagesOf(agency))[0]!.provider_message_id).toBe(twilio.created[0]!.sid);
+    expect((await eventTypes(agency)).filter((t) => t.startsWith("message."))).toEqual(["message.sent", "message.updated"]);
   });
 
-  it("refuses to text a contact that opted out: 409 sms_opt_out, nothing sent", async () => {
+  it("refuses to text a contact that opted out: 409 sms_opt_out, nothing stored, queued or sent", async () => {
     const agency = await agencyWithNumber();
     const contact = await createContact(agency.token, { phone: "+14155550163" });
     const stop = await twilioPost("/providers/twilio/sms", { MessageSid: `SM${crypto.randomUUID().replaceAll("-", "")}`, From: "+14155550163", To: agency.number, Body: "STOP" });
@@ -211,6 +194,7 @@ describe("SMS through Twilio", () => {
     vi.stubGlobal("fetch", twilio.fetch);
     const res = await sendSms(agency, contact.contact_uuid, "Hello again");
     expectError(res, 409, "Contact has opted out of SMS (texted STOP); they must text START to your number before you can send them an SMS", "sms_opt_out");
+    expect(await sendQueued()).toBe(0);
     expect(twilio.requests).toEqual([]);
     expect((await messagesOf(agency)).filter((m) => m.direction === "outbound")).toEqual([]);
   });

@@ -154,8 +154,7 @@ describe("sms-sends consumer, against a fake Twilio", () => {
     // match the look-up, and the first's is recorded on the first message.
     setClock(start + 60_000);
     const second = await postSms(env, agency.token, contact.contact_uuid, "See you soon!");
-    let at = await deliverNext(env, queue, start + 60_000);
-    at = await deliverNext(env, queue, at);
+    await deliverNext(env, queue, await deliverNext(env, queue, start + 60_000));
     // The look-up found the second's own text, not the first's.
     expect(twilio.created).toHaveLength(2);
     expect(await sendRow(second.message_uuid)).toMatchObject({ delivery_status: "sent", provider_message_id: twilio.created[1]!.sid });
