@@ -110,8 +110,8 @@ export function createTwilioSmsProvider(config: TwilioConfig): SmsProvider {
       response = await doFetch(url, { ...init, headers: { Authorization: auth, Accept: "application/json", ...init.headers }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
     } catch (error) {
       const timedOut = (error as Error).name === "TimeoutError";
-      const why = timedOut ? `no answer within ${REQUEST_TIMEOUT_MS / 1000} s` : `could not be reached: ${(error as Error).message}`;
-      return { outcome: "retry", error: `Twilio ${why}`, retryAfterSeconds: null, maybeSent: true };
+      const why = timedOut ? `No answer from Twilio within ${REQUEST_TIMEOUT_MS / 1000} s` : `Twilio could not be reached: ${(error as Error).message}`;
+      return { outcome: "retry", error: why, retryAfterSeconds: null, maybeSent: true };
     }
     // An answer cut short still has its status code, which says what happened.
     const answer = ((await response.json().catch(() => null)) ?? {}) as TwilioAnswer;
