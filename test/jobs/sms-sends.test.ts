@@ -142,6 +142,40 @@ describe("sms-sends consumer, against a fake Twilio", () => {
     ]);
   });
 
+  it("settles a lost answer by Twilio's status callback when it comes first: the next attempt neither looks up nor sends", async () => {
+    const { agency, contact, twilio, queue, env } = await twilioSetup(["lost", "lost"]);
+    const start = Date.now();
+    setClock(start);
+    const report = (message: Record<string, any>, MessageStatus: string) => {
+      const callback = new URL(twilio.posts().at(-1)!.form.StatusCallback!);
+      const params = { MessageSid: twilio.created.at(-1)!.sid, MessageStatus, AccountSid: twilio.created.at(-1)!.account_sid, From: agency.number };
+      expect(callback.searchParams.get("message")).toBe(message.message_uuid);
+      return fetchWithEnv(
+        env,
+        new Request(`${BASE}${callback.pathname}${callback.search}`, {
+          method: "POST",
+          headers: { "Content-Type": "application/x-www-form-urlencoded", "X-Twilio-Signature": getExpectedTwilioSignature(AUTH_TOKEN, callback.toString(), params) },
+          body: new URLSearchParams(params).toString(),
+        }),
+      );
+    };
+    // Reported `sent`: the message is settled, and its next attempt finds nothing to do.
+    const first = await postSms(env, agency.token, contact.contact_uuid, "First");
+    let at = await deliverNext(env, queue, start);
+    expect((await report(first, "sent")).status).toBe(204);
+    at = await deliverNext(env, queue, at);
+    expect(await sendRow(first.message_uuid)).toMatchObject({ delivery_status: "sent", provider_message_id: twilio.created[0]!.sid, send_in_flight: 0, send_next_attempt_at: null });
+    // Reported `queued` (Twilio has it, not yet sent): its next attempt records it `sent`.
+    const second = await postSms(env, agency.token, contact.contact_uuid, "Second");
+    at = await deliverNext(env, queue, at);
+    expect((await report(second, "queued")).status).toBe(204);
+    expect(await sendRow(second.message_uuid)).toMatchObject({ delivery_status: "queued", provider_message_id: twilio.created[1]!.sid });
+    await deliverNext(env, queue, at);
+    expect(await sendRow(second.message_uuid)).toMatchObject({ delivery_status: "sent", send_next_attempt_at: null, send_lookup_needed: 0 });
+    expect(twilio.requests.map((r) => r.method)).toEqual(["POST", "POST"]);
+    expect(twilio.created).toHaveLength(2);
+  });
+
   it("does not take an earlier text with the same body to the same person for a lost one", async () => {
     const { agency, contact, twilio, queue, env } = await twilioSetup(["accept", "lost"]);
     const start = Date.now();
@@ -163,8 +197,11 @@ describe("sms-sends consumer, against a fake Twilio", () => {
 
   it("sends once when the same queue message is delivered twice at once, twice in a batch, and again later", async () => {
     const { agency, contact, twilio, queue, env } = await twilioSetup();
+    const start = Date.now();
+    setClock(start);
     const message = await postSms(env, agency.token, contact.contact_uuid);
     const send = { body: queue.sent[0]!.body };
+    setClock(start + 1_000);
     await Promise.all([deliver([send], { env, queue: "sms-sends" }), deliver([send], { env, queue: "sms-sends" }), deliver([send, send], { env, queue: "sms-sends" })]);
     await deliver([{ ...send, attempts: 2 }], { env, queue: "sms-sends" });
     expect(twilio.posts()).toHaveLength(1);
@@ -178,8 +215,10 @@ describe("sms-sends consumer, against a fake Twilio", () => {
 
   it("ends a text Twilio refuses for good (an invalid number) failed at once, with Twilio's code in delivery_error", async () => {
     const { agency, contact, twilio, queue, env } = await twilioSetup([], {}, "+15005550001");
+    const start = Date.now();
+    setClock(start);
     const message = await postSms(env, agency.token, contact.contact_uuid);
-    await deliverNext(env, queue, Date.now());
+    await deliverNext(env, queue, start + 1_000);
     expect(queue.sent).toHaveLength(1);
     expect(twilio.posts()).toHaveLength(1);
     expect(await getMessage(agency.token, message.message_uuid)).toEqual({
@@ -294,6 +333,7 @@ describe("sms sweep", () => {
     const start = Date.now();
     setClock(start);
     const message = await postSms(failing, agency.token, contact.contact_uuid);
+    setClock(start + 2 * 3_600_000 + 60_000);
     await runCron(start + 2 * 3_600_000 + 60_000, { ...env, SMS_QUEUE: recordingQueue<SmsMessage>().queue });
     restoreClock();
     expect(await getMessage(agency.token, message.message_uuid)).toMatchObject({ delivery_status: "failed", delivery_error: "Not sent: our sending job could not finish it" });

@@ -141,7 +141,14 @@ export function deliveryStatements(db: Db, agencyId: string, messageId: string, 
       .where(and(outbound, isNull(messages.providerMessageId), report.providerMessageId ? undefined : sql`0`)),
     db
       .update(messages)
-      .set({ deliveryStatus: report.status, deliveryError: report.status === "failed" ? deliveryError(report.error) : null })
+      // A message past `queued` has no send left to make: its send's bookkeeping is cleared with it.
+      .set({
+        deliveryStatus: report.status,
+        deliveryError: report.status === "failed" ? deliveryError(report.error) : null,
+        sendNextAttemptAt: null,
+        sendInFlight: false,
+        sendLookupNeeded: false,
+      })
       .where(and(outbound, sameProviderMessage, sql`${deliveryRank(sql`${messages.deliveryStatus}`)} < ${deliveryRank(report.status)}`))
       .returning(),
     messageEvent(db, agencyId, messageId, "message.updated", { ifChanged: true }),

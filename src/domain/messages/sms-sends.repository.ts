@@ -85,15 +85,21 @@ export async function recordSendFailed(db: Db, claimed: MessageRow, error: strin
 /**
  * Releases the attempt for another at `dueAt`, noting whether that one must look the message up
  * at the provider first. Bookkeeping only (no public field changes, no event). True when this
- * attempt still held the message.
+ * attempt still held a message still waiting; one a status callback settled meanwhile is only
+ * released.
  */
 export async function scheduleNextAttempt(db: Db, claimed: MessageRow, dueAt: number, lookupNeeded: boolean) {
-  const rows = await db
+  const stillQueued = sql`${messages.deliveryStatus} = 'queued'`;
+  const [row] = await db
     .update(messages)
-    .set({ sendInFlight: false, sendLookupNeeded: lookupNeeded, sendNextAttemptAt: isoAt(dueAt) })
-    .where(and(ours(claimed), eq(messages.deliveryStatus, "queued")))
-    .returning({ id: messages.id });
-  return rows.length > 0;
+    .set({
+      sendInFlight: false,
+      sendLookupNeeded: sql`CASE WHEN ${stillQueued} THEN ${lookupNeeded ? 1 : 0} ELSE 0 END`,
+      sendNextAttemptAt: sql`CASE WHEN ${stillQueued} THEN ${isoAt(dueAt)} ELSE NULL END`,
+    })
+    .where(ours(claimed))
+    .returning({ status: messages.deliveryStatus });
+  return row?.status === "queued";
 }
 
 /**
