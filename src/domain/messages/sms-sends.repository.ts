@@ -16,8 +16,13 @@ import type { ProviderMessage } from "./sms-provider";
  * a status change in the same batch.
  */
 
-/** An outbound SMS still waiting to be sent. */
-const waiting = () => and(eq(messages.direction, "outbound"), eq(messages.channel, "sms"), eq(messages.deliveryStatus, "queued"), isNotNull(messages.sendNextAttemptAt));
+/**
+ * An outbound SMS still waiting to be sent. The status is written as a literal, not a bound
+ * parameter: only then can SQLite use the partial index `messages_send_due_idx` (its WHERE must
+ * follow from the query's), which keeps the sweep's search to the messages still waiting.
+ */
+const waiting = () =>
+  and(eq(messages.direction, "outbound"), eq(messages.channel, "sms"), sql`${messages.deliveryStatus} = 'queued'`, isNotNull(messages.sendNextAttemptAt));
 
 /** The message as this attempt claimed it: still ours only while no later attempt has claimed it. */
 const ours = (claimed: Pick<MessageRow, "id" | "agencyId" | "sendAttempts">) => and(ofAgency(claimed.agencyId, claimed.id), eq(messages.sendAttempts, claimed.sendAttempts));
