@@ -17,6 +17,7 @@ import { FEW_REQUESTS, alternate, measure, metrics } from "./bench/measure.mjs";
 import { BULK_ITEMS, measureBulk, measureDeepPages } from "./bench/lists.mjs";
 import { measureMcp } from "./bench/mcp.mjs";
 import { measureOAuth } from "./bench/oauth.mjs";
+import { measureSms, seedSmsNumbers, smsBenchVars, smsLines, startFakeTwilio } from "./bench/sms.mjs";
 import { SEARCH, seedBenchmark } from "./bench/seed.mjs";
 import { measureCronSlope } from "./bench/cron-slope.mjs";
 import { measureStorage } from "./bench/storage.mjs";
@@ -40,6 +41,8 @@ const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS || 500);
 const SIZES = [1_000, 100_000];
 const CRON_SHARDS = (process.env.BENCH_CRON_SHARDS || "2,8,32").split(",").map(Number);
 const CRON_PORT = PORT + 4;
+/** The fake Twilio both Workers send SMS to (scripts/bench/sms.mjs). */
+const TWILIO_PORT = PORT + 5;
 const REFERENCE_SIZE = 1_000;
 const LIST = "GET /contacts?limit=20";
 const BY_NAME = `GET /contacts?q=${SEARCH.last}&limit=20`;
@@ -273,7 +276,7 @@ function commitOf(dir) {
 
 /** The operator token of the benchmark's own server: it connects an app to measure OAuth tokens. */
 const BENCH_ADMIN_TOKEN = "bench-admin-token";
-const BENCH_VARS = { LOG_LEVEL: "silent", BENCH_METRICS: "on", ALLOW_LOOPBACK_WEBHOOKS: "true" };
+const BENCH_VARS = { LOG_LEVEL: "silent", BENCH_METRICS: "on", ALLOW_LOOPBACK_WEBHOOKS: "true", ...smsBenchVars(TWILIO_PORT) };
 
 /**
  * One run at a time: two would share the ports and wipe each other's .bench/ state mid-run
@@ -345,14 +348,18 @@ async function main() {
   const pepper = ensureDevVars().vars.TOKEN_PEPPER;
   log(`seeding current: ${SIZES.map(thousands).join(" and ")} contacts`);
   const agencies = seedBenchmark(file, { pepper, sizes: SIZES });
+  seedSmsNumbers(file, agencies);
   log(`seeding the reference Worker: ${thousands(REFERENCE_SIZE)} contacts`);
   const [refAgency] = seedBenchmark(refFile, { pepper, sizes: [REFERENCE_SIZE] });
   let baseAgencies = null;
   if (baseline) {
     log(`seeding baseline ${BASELINE} (${commitOf(BASELINE)}): ${SIZES.map(thousands).join(" and ")} contacts`);
     baseAgencies = seedBenchmark(baseFile, { pepper: readDevVars(join(BASELINE, ".dev.vars")).TOKEN_PEPPER, sizes: SIZES });
+    seedSmsNumbers(baseFile, baseAgencies);
   }
 
+  const twilio = await startFakeTwilio(TWILIO_PORT);
+  process.on("exit", () => void twilio.close());
   log(`starting wrangler dev: ${targets.map((t) => `${t.label} ${t.base}`).join(", ")}`);
   try {
     for (const t of targets) await t.start();
@@ -428,6 +435,8 @@ async function main() {
       log("webhook delivery, baseline");
       before.webhooks = await webhookThroughput(baseline.base, baseAgencies[0]);
     }
+    // The direct send of before the queue is the baseline's: measured only with BENCH_BASELINE.
+    results.sms = await measureSms({ current, agency: agencies[0], baseline, baseAgency: baseAgencies?.[0], twilio, ...side });
     targets.forEach((t) => t.stop());
     log("storage per record (a fresh migrated SQLite database, 10,000 of each)");
     results.storage = measureStorage(join(ROOT, "migrations"));
@@ -450,6 +459,7 @@ async function main() {
     throw error;
   } finally {
     targets.forEach((t) => t.stop());
+    await twilio.close();
   }
 }
 
@@ -529,6 +539,20 @@ function budgets(results) {
     ...cronBudgets(results),
     ...listBudgets(results),
     ...oauthBudgets(results),
+    ...smsBudgets(results),
+  ];
+}
+
+/** Outbound SMS through the queue (issue 29): nothing accepted is lost or sent twice, and accepting does not wait for Twilio. */
+function smsBudgets(results) {
+  const sms = results.sms;
+  if (!sms?.drained) return [];
+  const d = sms.drained;
+  return [
+    { budget: "every SMS accepted through the queue sent, none twice", value: `${d.sent}/${d.accepted}, ${d.doubled} twice`, ok: d.sent === d.accepted && d.doubled === 0 },
+    sms.ratio === null
+      ? { budget: "SMS accepted per second: queue >= direct send", value: "direct send not measured (BENCH_BASELINE)", ok: null }
+      : { budget: "SMS accepted per second: queue >= direct send", value: `${sms.ratio}x (${sms.queue.rps} vs ${sms.direct.rps} req/s)`, ok: sms.ratio >= 1 },
   ];
 }
 
@@ -605,6 +629,7 @@ function print(results) {
   printLists(results);
   printMcp(results);
   printOAuth(results);
+  if (results.sms) for (const line of smsLines(results.sms, results.connections)) console.log(line);
 
   const base = results.baseline;
   if (base) printBeforeAfter(results, base, webhookLine);

@@ -30,12 +30,6 @@ import { eventTypesSummary } from "@/domain/events/events";
 import { referencePage } from "@/lib/reference-page";
 import { eventsRouter } from "@/routes/events/events.index";
 import { webhookEndpointsRouter } from "@/routes/webhook-endpoints/webhook-endpoints.index";
-import { useSmsProviders } from "@/domain/messages/sms-provider";
-import { chooseSmsProvider } from "@/integrations/sms-providers";
-
-// The composition root: the domain's ports get this deployment's adapters (docs/architecture.md).
-useSmsProviders(chooseSmsProvider);
-
 export const API_BASE = "/api/v2";
 
 /** Where provider callbacks live (Twilio's, Vapi's): signed by the provider, served even without TOKEN_PEPPER. */

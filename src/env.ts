@@ -1,6 +1,7 @@
 import type { AccessGateApi } from "@/lib/auth/gate-protocol";
 import type { ProviderCallback } from "@/domain/provider-callbacks/provider-callback";
 import type { CallMessage } from "@/lib/queues/call-message";
+import type { SmsMessage } from "@/lib/queues/sms-message";
 import type { SweepMessage } from "@/lib/queues/sweep-message";
 import type { WebhookMessage } from "@/lib/webhooks/webhook-message";
 
@@ -23,6 +24,8 @@ export interface Env {
   WEBHOOK_QUEUE: Queue<WebhookMessage>;
   /** Producer of the `provider-callbacks` queue: verified provider callbacks applied once their agency's move ends (src/jobs/provider-callbacks.ts). */
   CALLBACK_QUEUE: Queue<ProviderCallback>;
+  /** Producer of the `sms-sends` queue: outbound SMS, sent by its consumer (src/jobs/sms). */
+  SMS_QUEUE: Queue<SmsMessage>;
   /** Producer of the `shard-sweeps` queue: the cron's sweep of each shard (src/jobs/shard-sweep.ts). */
   SWEEP_QUEUE: Queue<SweepMessage>;
   /** Local development only: "true" also allows http://127.0.0.1:<port> and http://localhost:<port> webhook URLs. */

@@ -8,6 +8,7 @@ import { sendInBatches } from "@/lib/queues/send-in-batches";
 import { sweepCalls } from "./sweep";
 import { publishWritten } from "@/domain/webhooks/publish";
 import { sweepWebhooks } from "./webhooks/sweep";
+import { sweepSms } from "./sms/sweep";
 import { pruneExpiredIdempotencyKeys } from "@/domain/retention/expired-idempotency-keys";
 import type { SweepMessage } from "@/lib/queues/sweep-message";
 
@@ -48,13 +49,14 @@ export async function handleScheduled(controller: ScheduledController, workerEnv
   return shards.length;
 }
 
-/** One shard's sweeps, as of the cron's time: calls, webhook deliveries, old events, expired idempotency keys. */
+/** One shard's sweeps, as of the cron's time: calls, webhook deliveries, old events, outbound SMS, expired idempotency keys. */
 export async function sweepShard(env: Env, shard: string, now: number) {
   const db = createDb(shardDatabase(env, shard));
   const calls = await sweepCalls(db, env.CALL_QUEUE, now);
   const webhooks = await sweepWebhooks(db, env.WEBHOOK_QUEUE, now);
+  const sms = await sweepSms(db, env.SMS_QUEUE, now);
   const idempotencyKeysPruned = await pruneExpiredIdempotencyKeys(db, now);
-  return { db, report: { ...calls, ...webhooks, idempotency_keys_pruned: idempotencyKeysPruned } };
+  return { db, report: { ...calls, ...webhooks, ...sms, idempotency_keys_pruned: idempotencyKeysPruned } };
 }
 
 /**

@@ -2,6 +2,7 @@ import { expect, vi } from "vitest";
 // Twilio's own signing helper: the one Twilio's SDKs validate with.
 import { getExpectedTwilioSignature } from "twilio/lib/webhooks/webhooks";
 import type { Env } from "@/env";
+import type { SmsMessage } from "@/lib/queues/sms-message";
 import { admin, BASE } from "./http";
 import { setupAgency, setupAgencyOn, type TestAgency } from "./factories";
 import { dbOf } from "./shards";
@@ -41,14 +42,29 @@ export async function send(customEnv: Env, path: string, init: RequestInit & { t
   return { status: res.status, headers: res.headers, body };
 }
 
-/** POST /messages with `channel: sms`, on a deployment whose SMS go through Twilio. */
+/**
+ * The `sms-sends` queue of a Twilio deployment, recording: a test hands the consumer its messages
+ * (sendQueued), so the local queue's own consumer, which runs on the test bindings' simulator,
+ * never races it.
+ */
+const smsQueue = recordingQueue<SmsMessage>();
+export const smsEnv = () => twilioEnv({ SMS_QUEUE: smsQueue.queue });
+
+/** POST /messages with `channel: sms`, on a deployment whose SMS go through Twilio; its queue message is kept for `sendQueued`. */
 export const sendSms = (agency: TestAgency, contactUuid: string, body: string) =>
-  send(twilioEnv(), "/api/v2/messages", {
+  send(smsEnv(), "/api/v2/messages", {
     method: "POST",
     token: agency.token,
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ contact_uuid: contactUuid, channel: "sms", body }),
   });
+
+/** Hands the `sms-sends` consumer the queue message of each SMS stored since the last call, as the queue would. */
+export async function sendQueued() {
+  const messages = smsQueue.sent.splice(0).map((m) => ({ body: m.body }));
+  if (messages.length > 0) await deliver(messages, { env: smsEnv(), queue: "sms-sends" });
+  return messages.length;
+}
 
 /**
  * A form Twilio posts to `path`, signed by Twilio's own helper (or with `signature` instead; null
@@ -83,29 +99,133 @@ export async function agencyWithNumber(shard?: string): Promise<TestAgency & { n
   return { ...agency, number };
 }
 
-/** A fake of Twilio's Messages API: its request format and its answers. */
-export function fakeTwilio() {
-  const requests: { url: string; authorization: string | null; form: Record<string, string> }[] = [];
-  const fetcher = async (input: RequestInfo | URL, init?: RequestInit) => {
+/**
+ * A local fake of Twilio's Messages API, speaking its wire format
+ * (https://www.twilio.com/docs/messaging/api/message-resource): HTTP Basic auth with the account
+ * SID and auth token; `POST /2010-04-01/Accounts/{AccountSid}/Messages.json` form-encoded (`To`,
+ * `From`, `Body`, `StatusCallback`) answering 201 with the message resource (RFC 2822 dates,
+ * `status: queued`, `direction: outbound-api`); `GET` of the same path with `To`, `From` and
+ * `PageSize` answering a page `{ messages, next_page_uri, ... }`, newest first; errors as
+ * Twilio's error JSON `{ code, message, more_info, status }`. Each POST takes the next answer of
+ * its script (then `accept`), so a test scripts what Twilio does to each attempt.
+ */
+
+/**
+ * What Twilio does with one POST:
+ * - `accept`: stores the message and answers 201;
+ * - `500`, `503`: a server error, nothing stored;
+ * - `429`: Twilio's 20429 "Too Many Requests" with `Retry-After: 30`, nothing stored;
+ * - `timeout`: no answer (fetch rejects with a TimeoutError, as AbortSignal.timeout makes it), nothing stored;
+ * - `lost`: stores the message, but its answer never arrives (a TimeoutError);
+ * - `reset`: the connection drops before the request is read (a network error), nothing stored.
+ */
+export type TwilioAnswer = "accept" | "500" | "503" | "429" | "timeout" | "lost" | "reset";
+
+export interface TwilioMessage {
+  sid: string;
+  account_sid: string;
+  api_version: string;
+  to: string;
+  from: string;
+  body: string;
+  status: string;
+  direction: string;
+  date_created: string;
+  date_updated: string;
+  date_sent: string | null;
+  error_code: number | null;
+  error_message: string | null;
+  num_segments: string;
+  num_media: string;
+  price: string | null;
+  price_unit: string;
+  messaging_service_sid: string | null;
+  uri: string;
+  subresource_uris: { media: string };
+}
+
+/** Twilio's date format: RFC 2822 with a numeric zone. */
+const rfc2822 = (ms: number) => new Date(ms).toUTCString().replace("GMT", "+0000");
+
+const twilioError = (status: number, code: number, message: string, headers?: Record<string, string>) =>
+  Response.json({ code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status }, { status, headers });
+
+const timeout = () => new DOMException("The operation was aborted due to timeout", "TimeoutError");
+
+export function fakeTwilio(script: TwilioAnswer[] = [], options: { onCreate?: (message: TwilioMessage) => Promise<void> | void } = {}) {
+  const plan = [...script];
+  /** Every request, in order. */
+  const requests: { method: string; url: string; authorization: string | null; form: Record<string, string> }[] = [];
+  /** The messages Twilio holds: each one a text sent to a person. */
+  const created: TwilioMessage[] = [];
+  const path = `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages.json`;
+
+  const fetcher = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const request = new Request(input, init);
-    const form = Object.fromEntries(new URLSearchParams(await request.text()));
-    requests.push({ url: request.url, authorization: request.headers.get("Authorization"), form });
-    if (request.headers.get("Authorization") !== `Basic ${btoa(`${ACCOUNT_SID}:${AUTH_TOKEN}`)}`) {
-      return Response.json({ code: 20003, message: "Authenticate", more_info: "https://www.twilio.com/docs/errors/20003", status: 401 }, { status: 401 });
+    const url = new URL(request.url);
+    const form = request.method === "POST" ? Object.fromEntries(new URLSearchParams(new TextDecoder().decode(await request.arrayBuffer()))) : {};
+    requests.push({ method: request.method, url: request.url, authorization: request.headers.get("Authorization"), form });
+    if (url.origin !== TWILIO_URL || url.pathname !== path) return twilioError(404, 20404, "The requested resource was not found");
+    if (request.headers.get("Authorization") !== `Basic ${btoa(`${ACCOUNT_SID}:${AUTH_TOKEN}`)}`) return twilioError(401, 20003, "Authenticate");
+
+    if (request.method === "GET") {
+      const to = url.searchParams.get("To");
+      const from = url.searchParams.get("From");
+      const pageSize = Number(url.searchParams.get("PageSize") ?? 50);
+      const matching = created.filter((m) => (!to || m.to === to) && (!from || m.from === from)).reverse();
+      return Response.json({
+        messages: matching.slice(0, pageSize),
+        end: Math.min(matching.length, pageSize) - 1,
+        first_page_uri: `${path}?${url.searchParams}&Page=0`,
+        next_page_uri: null,
+        page: 0,
+        page_size: pageSize,
+        previous_page_uri: null,
+        start: 0,
+        uri: `${path}?${url.searchParams}`,
+      });
     }
-    if (form.To === "+15005550001") {
-      return Response.json(
-        { code: 21211, message: `The 'To' number ${form.To} is not a valid phone number.`, more_info: "https://www.twilio.com/docs/errors/21211", status: 400 },
-        { status: 400 },
-      );
-    }
-    const sid = twilioSid();
-    return Response.json(
-      { sid, account_sid: ACCOUNT_SID, from: form.From, to: form.To, body: form.Body, status: "queued", error_code: null, error_message: null, num_segments: "1" },
-      { status: 201 },
-    );
+
+    const answer = plan.shift() ?? "accept";
+    if (answer === "reset") throw new TypeError("Network connection lost.");
+    if (answer === "timeout") throw timeout();
+    if (answer === "500") return twilioError(500, 20500, "An internal server error has occurred");
+    if (answer === "503") return twilioError(503, 20503, "Service unavailable");
+    if (answer === "429") return twilioError(429, 20429, "Too Many Requests", { "Retry-After": "30" });
+    if (!form.To || !form.Body || !form.From) return twilioError(400, 21604, "A 'To' phone number is required.");
+    if (form.To === "+15005550001") return twilioError(400, 21211, `The 'To' number ${form.To} is not a valid phone number.`);
+    const sid = `SM${crypto.randomUUID().replaceAll("-", "")}`;
+    const now = rfc2822(Date.now());
+    const message: TwilioMessage = {
+      sid,
+      account_sid: ACCOUNT_SID,
+      api_version: "2010-04-01",
+      to: form.To,
+      from: form.From,
+      body: form.Body,
+      status: "queued",
+      direction: "outbound-api",
+      date_created: now,
+      date_updated: now,
+      date_sent: null,
+      error_code: null,
+      error_message: null,
+      num_segments: "1",
+      num_media: "0",
+      price: null,
+      price_unit: "USD",
+      messaging_service_sid: null,
+      uri: `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages/${sid}.json`,
+      subresource_uris: { media: `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages/${sid}/Media.json` },
+    };
+    created.push(message);
+    await options.onCreate?.(message);
+    if (answer === "lost") throw timeout();
+    return Response.json(message, { status: 201 });
   };
-  return { fetch: fetcher, requests };
+  const posts = () => requests.filter((r) => r.method === "POST");
+  const lookups = () => requests.filter((r) => r.method === "GET");
+  return { fetch: fetcher, requests, created, posts, lookups, script: plan };
 }
 
 /** The agency's messages, read where the directory places it now. */

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { getExpectedTwilioSignature } from "twilio/lib/webhooks/webhooks";
 import type { Env } from "@/env";
 import { admin, expectError } from "../helpers/http";
-import { setupAgency } from "../helpers/factories";
+import { setupAgency, type TestAgency } from "../helpers/factories";
 import { createContact } from "../helpers/path-factories";
 import { getCall, getWallet, ledgerOf } from "../helpers/voice-factories";
 import { deliver, poll } from "../helpers/voice-queue";
@@ -20,8 +20,9 @@ import {
   PUBLIC,
   report,
   send,
-  sendSms,
   serverPath,
+  sendQueued,
+  sendSms,
   statusPath,
   TWILIO_URL,
   twilioPost,
@@ -32,8 +33,15 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
+/** The message as GET /messages shows it. */
+async function readMessage(agency: TestAgency, messageUuid: string) {
+  const res = await send(env as unknown as Env, `/api/v2/messages/${messageUuid}`, { token: agency.token });
+  expect(res.status).toBe(200);
+  return res.body.message;
+}
+
 describe("SMS through Twilio", () => {
-  it("sends from the agency's number with a StatusCallback, and a signed status callback moves it to delivered, never back", async () => {
+  it("answers 201 queued, then the queue sends from the agency's number with a StatusCallback; a signed status callback moves it to delivered, never back", async () => {
     const agency = await agencyWithNumber();
     const contact = await createContact(agency.token, { phone: "+14155550161" });
     const twilio = fakeTwilio();
@@ -41,8 +49,11 @@ describe("SMS through Twilio", () => {
     const sent = await sendSms(agency, contact.contact_uuid, "Your showing is confirmed.");
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
     expect(sent.body.message).toMatchObject({ direction: "outbound", delivery_status: "queued", delivery_error: null });
+    expect(twilio.requests).toEqual([]);
+    expect(await sendQueued()).toBe(1);
     expect(twilio.requests).toEqual([
       {
+        method: "POST",
         url: `${TWILIO_URL}/2010-04-01/Accounts/${ACCOUNT_SID}/Messages.json`,
         authorization: `Basic ${btoa(`${ACCOUNT_SID}:${AUTH_TOKEN}`)}`,
         form: {
@@ -55,7 +66,8 @@ describe("SMS through Twilio", () => {
     ]);
     const [stored] = await messagesOf(agency);
     const sid = stored!.provider_message_id!;
-    expect(sid).toMatch(/^SM/);
+    expect(sid).toBe(twilio.created[0]!.sid);
+    expect(stored!.delivery_status).toBe("sent");
 
     const callback = statusPath(twilio.requests[0]!.form.StatusCallback!);
     const status = (MessageStatus: string, extra: Record<string, string> = {}) =>
@@ -64,15 +76,13 @@ describe("SMS through Twilio", () => {
     expect((await status("delivered")).status).toBe(204);
     // Out of order: a late `sent` does not move a delivered message back.
     expect((await status("sent")).status).toBe(204);
-    const read = await send(env as unknown as Env, `/api/v2/messages?contact_uuid=${contact.contact_uuid}`, { token: agency.token });
-    expect(read.body.messages[0]).toMatchObject({ delivery_status: "delivered", delivery_error: null });
+    expect(await readMessage(agency, sent.body.message.message_uuid)).toMatchObject({ delivery_status: "delivered", delivery_error: null });
     expect((await eventTypes(agency)).filter((t) => t.startsWith("message."))).toEqual(["message.sent", "message.updated", "message.updated"]);
     // A callback with a bad signature changes nothing.
     expectError(await twilioPost(callback, { MessageSid: sid, MessageStatus: "failed", From: agency.number }, "bm90IHR3aWxpbw=="), 403, "Invalid X-Twilio-Signature", "invalid_signature");
     // A report for another of Twilio's messages does not touch this one.
     expect((await twilioPost(callback, { MessageSid: "SMother", MessageStatus: "failed", From: agency.number })).status).toBe(204);
-    const still = await send(env as unknown as Env, `/api/v2/messages?contact_uuid=${contact.contact_uuid}`, { token: agency.token });
-    expect(still.body.messages[0].delivery_status).toBe("delivered");
+    expect((await readMessage(agency, sent.body.message.message_uuid)).delivery_status).toBe("delivered");
   });
 
   it("keeps Twilio's error code when it refuses a send, and when a message turns out undelivered", async () => {
@@ -81,14 +91,17 @@ describe("SMS through Twilio", () => {
     const good = await createContact(agency.token, { phone: "+14155550162" });
     const twilio = fakeTwilio();
     vi.stubGlobal("fetch", twilio.fetch);
-    const sms = (contactUuid: string) =>
-      sendSms(agency, contactUuid, "Hello");
-    const refused = await sms(bad.contact_uuid);
+    const refused = await sendSms(agency, bad.contact_uuid, "Hello");
     expect(refused.status).toBe(201);
-    expect(refused.body.message).toMatchObject({ delivery_status: "failed", delivery_error: "21211 The 'To' number +15005550001 is not a valid phone number." });
-    const accepted = await sms(good.contact_uuid);
+    expect(refused.body.message).toMatchObject({ delivery_status: "queued", delivery_error: null });
+    const accepted = await sendSms(agency, good.contact_uuid, "Hello");
+    await sendQueued();
+    expect(await readMessage(agency, refused.body.message.message_uuid)).toMatchObject({
+      delivery_status: "failed",
+      delivery_error: "21211 The 'To' number +15005550001 is not a valid phone number.",
+    });
     const sid = (await messagesOf(agency)).find((m) => m.id === accepted.body.message.message_uuid)!.provider_message_id!;
-    const undelivered = await twilioPost(statusPath(twilio.requests[1]!.form.StatusCallback!), {
+    const undelivered = await twilioPost(statusPath(twilio.posts().find((r) => r.form.To === "+14155550162")!.form.StatusCallback!), {
       MessageSid: sid,
       MessageStatus: "undelivered",
       ErrorCode: "30003",
@@ -96,28 +109,26 @@ describe("SMS through Twilio", () => {
       To: "+14155550162",
     });
     expect(undelivered.status).toBe(204);
-    const after = await send(env as unknown as Env, `/api/v2/messages?contact_uuid=${good.contact_uuid}`, { token: agency.token });
-    expect(after.body.messages[0]).toMatchObject({ delivery_status: "failed", delivery_error: "30003" });
+    expect(await readMessage(agency, accepted.body.message.message_uuid)).toMatchObject({ delivery_status: "failed", delivery_error: "30003" });
   });
 
   it("applies a delivery report that arrives before Twilio's answer to the send, and the answer does not undo it", async () => {
     const agency = await agencyWithNumber();
     const contact = await createContact(agency.token, { phone: "+14155550164" });
-    const twilio = fakeTwilio();
     // Twilio reports `delivered` while the send's own answer (`queued`) is still on its way.
-    vi.stubGlobal("fetch", async (input: RequestInfo | URL, init?: RequestInit) => {
-      const answer = await twilio.fetch(input, init);
-      const { sid } = (await answer.clone().json()) as { sid: string };
-      const report = await twilioPost(statusPath(twilio.requests.at(-1)!.form.StatusCallback!), { MessageSid: sid, MessageStatus: "delivered", From: agency.number });
-      expect(report.status).toBe(204);
-      return answer;
+    const twilio = fakeTwilio([], {
+      onCreate: async (message) => {
+        const report = await twilioPost(statusPath(twilio.posts().at(-1)!.form.StatusCallback!), { MessageSid: message.sid, MessageStatus: "delivered", From: agency.number });
+        expect(report.status).toBe(204);
+      },
     });
+    vi.stubGlobal("fetch", twilio.fetch);
     const sent = await sendSms(agency, contact.contact_uuid, "Early report");
     expect(sent.status).toBe(201);
-    expect(sent.body.message.delivery_status).toBe("delivered");
-    const read = await send(env as unknown as Env, `/api/v2/messages?contact_uuid=${contact.contact_uuid}`, { token: agency.token });
-    expect(read.body.messages[0]).toMatchObject({ delivery_status: "delivered", delivery_error: null });
-    expect((await messagesOf(agency))[0]!.provider_message_id).toMatch(/^SM/);
+    await sendQueued();
+    expect(await readMessage(agency, sent.body.message.message_uuid)).toMatchObject({ delivery_status: "delivered", delivery_error: null });
+    expect((await messagesOf(agency))[0]!.provider_message_id).toBe(twilio.created[0]!.sid);
+    expect((await eventTypes(agency)).filter((t) => t.startsWith("message."))).toEqual(["message.sent", "message.updated"]);
   });
 });
 

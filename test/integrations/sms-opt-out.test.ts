@@ -4,7 +4,7 @@ import { api, expectError } from "../helpers/http";
 import { type TestAgency } from "../helpers/factories";
 import { createContact, nextPhone } from "../helpers/path-factories";
 import { dbOf } from "../helpers/shards";
-import { agencyWithNumber, fakeTwilio, inboundText, sendSms, twilioEnv, twilioSid } from "../helpers/providers";
+import { agencyWithNumber, fakeTwilio, inboundText, sendQueued, sendSms, twilioEnv, twilioSid } from "../helpers/providers";
 import { createEndpoint, recordingWebhookQueue } from "../helpers/webhooks";
 
 /**
@@ -107,6 +107,7 @@ describe("STOP suppresses the number, not the contact", () => {
     // The number the person opted out from is the one refused; Ada's new number is not.
     const toAda = await sendSms(agency, ada.contact_uuid, "Hello Ada");
     expect(toAda.status, JSON.stringify(toAda.body)).toBe(201);
+    await sendQueued();
     expect(twilio.requests.map((r) => r.form.To)).toEqual([newPhone]);
   });
 
@@ -155,6 +156,7 @@ describe("START lifts the suppression", () => {
     vi.stubGlobal("fetch", twilio.fetch);
     const sent = await sendSms(agency, current.contact_uuid, "Welcome back");
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    await sendQueued();
     expect(twilio.requests.map((r) => r.form.To)).toEqual([phone]);
   });
 
@@ -213,6 +215,7 @@ describe("a redelivered or racing keyword", () => {
       vi.stubGlobal("fetch", twilio.fetch);
       const sent = await sendSms(agency, live.contact_uuid, "Hello");
       expect(sent.status).toBe(suppressed ? 409 : 201);
+      expect(await sendQueued()).toBe(suppressed ? 0 : 1);
       expect(twilio.requests).toHaveLength(suppressed ? 0 : 1);
       vi.unstubAllGlobals();
     }

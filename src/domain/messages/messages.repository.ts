@@ -25,7 +25,8 @@ export const toPublicMessage = (m: MessageRow) => ({
   created_at: m.createdAt,
 });
 
-const ofAgency = (agencyId: string, messageId: string) => and(eq(messages.id, messageId.toLowerCase()), eq(messages.agencyId, agencyId));
+/** The condition selecting one message of the agency. */
+export const ofAgency = (agencyId: string, messageId: string) => and(eq(messages.id, messageId.toLowerCase()), eq(messages.agencyId, agencyId));
 
 /** The event of a change to one message, for the change's batch (see eventStatement). */
 const messageEvent = (db: Db, agencyId: string, messageId: string, type: EventType, options: { ifChanged?: boolean } = {}) =>
@@ -66,17 +67,23 @@ export interface NewMessage {
   deliveryStatus: DeliveryStatus | null;
   /** Inbound messages arrive unread (null); what the agency writes itself starts read. */
   read: boolean;
+  /** For an outbound SMS to send: the number it goes to. Its first attempt is due at once. */
+  sendTo?: string;
 }
+
+/** The columns of a message no send concerns (inbound, notes, what the operator records). */
+const NOT_SENT = { toNumber: null, sendAttempts: 0, sendFirstAttemptAt: null, sendNextAttemptAt: null, sendInFlight: false, sendLookupNeeded: false } as const;
 
 /**
  * Stores a message with its event (`message.received`, `message.sent` or `message.note_added`,
- * by direction), in one batch. An outbound SMS is stored `queued`, before it is handed to the
- * provider: its answer comes later (recordDelivery).
+ * by direction), in one batch. An outbound SMS to send is stored `queued`, its first attempt due
+ * now: the `sms-sends` consumer sends it (src/domain/messages/sms-attempt.ts).
  */
 export async function createMessage(db: Db, agencyId: string, input: NewMessage) {
   const now = nowIso();
-  const { read, ...columns } = input;
-  const row: MessageRow = { id: newId(), agencyId, ...columns, providerMessageId: null, deliveryError: null, readAt: read ? now : null, createdAt: now };
+  const { read, sendTo, ...columns } = input;
+  const send = sendTo === undefined ? NOT_SENT : { ...NOT_SENT, toNumber: sendTo, sendNextAttemptAt: now };
+  const row: MessageRow = { id: newId(), agencyId, ...columns, ...send, providerMessageId: null, deliveryError: null, readAt: read ? now : null, createdAt: now };
   await commit(db, [db.insert(messages).values(row), messageEvent(db, agencyId, row.id, storedEventType(row.direction))]);
   return row;
 }
@@ -106,42 +113,63 @@ export const markUnread = (db: Db, agencyId: string, messageId: string) => setRe
 const deliveryRank = (status: SQL | string) =>
   sql`CASE ${status} WHEN 'queued' THEN 0 WHEN 'sent' THEN 1 WHEN 'delivered' THEN 2 WHEN 'failed' THEN 2 ELSE -1 END`;
 
+export interface DeliveryReport {
+  status: DeliveryStatus;
+  providerMessageId: string | null;
+  error?: string | null;
+}
+
+/** `error` cut to what `delivery_error` keeps. */
+export const deliveryError = (error: string | null | undefined) => (error ?? "failed").slice(0, MAX_DELIVERY_ERROR_LENGTH);
+
 /**
- * Records what the provider says about an outbound SMS of the agency, from its answer to the
- * send or from a later report (Twilio's StatusCallback, which may arrive first): the provider's
- * message id when the message has none yet (not a public field, so no event), and the
- * `delivery_status` only forward, with its `message.updated` event when it moved. A report
- * naming another provider message id than the one stored changes nothing. Returns the message
- * as it is afterwards (undefined for no such message) and whether its status moved. One batch.
+ * The statements that record what the provider says about an outbound SMS of the agency, for
+ * the caller's batch: the provider's message id when the message has none yet (not a public
+ * field, so no event), then the `delivery_status` only forward, with its `message.updated` event
+ * when it moved (the second statement returns the row when it did). A report naming another
+ * provider message id than the one stored changes nothing.
  */
-export async function recordDelivery(
-  db: Db,
-  agencyId: string,
-  messageId: string,
-  result: { status: DeliveryStatus; providerMessageId: string | null; error?: string | null },
-) {
+export function deliveryStatements(db: Db, agencyId: string, messageId: string, report: DeliveryReport) {
   const outbound = and(ofAgency(agencyId, messageId), eq(messages.direction, "outbound"));
-  const sameProviderMessage = result.providerMessageId
-    ? sql`(${messages.providerMessageId} IS NULL OR ${messages.providerMessageId} = ${result.providerMessageId})`
+  const sameProviderMessage = report.providerMessageId
+    ? sql`(${messages.providerMessageId} IS NULL OR ${messages.providerMessageId} = ${report.providerMessageId})`
     : undefined;
-  const [, moved, , current] = await commit(db, [
+  return [
     db
       .update(messages)
-      .set({ providerMessageId: result.providerMessageId })
-      .where(and(outbound, isNull(messages.providerMessageId), result.providerMessageId ? undefined : sql`0`)),
+      .set({ providerMessageId: report.providerMessageId })
+      .where(and(outbound, isNull(messages.providerMessageId), report.providerMessageId ? undefined : sql`0`)),
     db
       .update(messages)
+      // A message past `queued` has no send left to make: its send's bookkeeping is cleared with it.
       .set({
-        deliveryStatus: result.status,
-        deliveryError: result.status === "failed" ? (result.error ?? "failed").slice(0, MAX_DELIVERY_ERROR_LENGTH) : null,
+        deliveryStatus: report.status,
+        deliveryError: report.status === "failed" ? deliveryError(report.error) : null,
+        sendNextAttemptAt: null,
+        sendInFlight: false,
+        sendLookupNeeded: false,
       })
-      .where(and(outbound, sameProviderMessage, sql`${deliveryRank(sql`${messages.deliveryStatus}`)} < ${deliveryRank(result.status)}`))
+      .where(and(outbound, sameProviderMessage, sql`${deliveryRank(sql`${messages.deliveryStatus}`)} < ${deliveryRank(report.status)}`))
       .returning(),
     messageEvent(db, agencyId, messageId, "message.updated", { ifChanged: true }),
-    db.select().from(messages).where(ofAgency(agencyId, messageId)),
-  ]);
+  ] as const;
+}
+
+/**
+ * Records a later report about an outbound SMS (Twilio's StatusCallback, which may arrive before
+ * the consumer records the send's own answer): see deliveryStatements. Returns the message as
+ * it is afterwards (undefined for no such message) and whether its status moved. One batch.
+ */
+export async function recordDelivery(db: Db, agencyId: string, messageId: string, report: DeliveryReport) {
+  const [, moved, , current] = await commit(db, [...deliveryStatements(db, agencyId, messageId, report), db.select().from(messages).where(ofAgency(agencyId, messageId))]);
   return { message: current[0], moved: moved.length > 0 };
 }
+
+/** One message of the agency, as stored (undefined when it has none). */
+export const getMessage = (db: Db, agencyId: string, messageId: string) => db.select().from(messages).where(ofAgency(agencyId, messageId)).get();
+
+/** The event of a change to one message of the agency, for the change's batch; written only if the statement before it changed the row. */
+export const messageUpdatedEvent = (db: Db, agencyId: string, messageId: string) => messageEvent(db, agencyId, messageId, "message.updated", { ifChanged: true });
 
 /**
  * The statements that store an inbound SMS once per provider message id (a provider sending it
@@ -162,6 +190,7 @@ export function storeInbound(db: Db, agencyId: string, input: { contactId: strin
     deliveryError: null,
     readAt: null,
     createdAt: input.createdAt ?? nowIso(),
+    ...NOT_SENT,
   };
   return {
     message: row,

@@ -1,41 +1,39 @@
 import type { Db } from "@/db/client";
 import type { Logger } from "@/lib/logger";
+import { sendSmsMessages, type SmsMessage } from "@/lib/queues/sms-message";
 import * as repo from "./messages.repository";
-import type { SmsProvider, SmsSendResult } from "./sms-provider";
 import { assertNotSuppressed } from "./sms-opt-out";
 
+export interface SendSmsDeps {
+  db: Db;
+  queue: Queue<SmsMessage>;
+  logger: Logger;
+}
+
 /**
- * Sends an outbound SMS. A suppressed number is refused before anything else (409 `sms_opt_out`,
- * nothing stored or sent: assertNotSuppressed). The message is then stored (`queued`) with its
- * `message.sent` event, so it is in the conversation whatever happens next, then handed to the
- * provider, and the provider's answer is recorded as `delivery_status`, with a `message.updated`
- * event. A provider that throws counts as `failed`; the partner still gets the message record and
- * can see the failure.
+ * Sends an outbound SMS, the one way every caller does it: stored first, `queued`, with its
+ * `message.sent` event, so it is in the conversation whatever happens next; then handed to the
+ * `sms-sends` queue, whose consumer sends it through the SMS port with retries and never twice
+ * (src/domain/messages/sms-attempt.ts). If the queue refuses the message, it stays stored and
+ * due, and the cron's sweep enqueues it: nothing accepted is lost. A suppressed number is refused
+ * first (409 `sms_opt_out`: assertNotSuppressed), so a refusal stores and sends nothing; the
+ * consumer checks again before each attempt.
  */
-export async function sendSms(
-  db: Db,
-  provider: SmsProvider,
-  logger: Logger,
-  agencyId: string,
-  input: { contactId: string; to: string; from: string | null; body: string },
-) {
-  await assertNotSuppressed(db, agencyId, input.to);
-  const message = await repo.createMessage(db, agencyId, {
+export async function sendSms(deps: SendSmsDeps, agencyId: string, input: { contactId: string; to: string; body: string }) {
+  await assertNotSuppressed(deps.db, agencyId, input.to);
+  const message = await repo.createMessage(deps.db, agencyId, {
     contactId: input.contactId,
     channel: "sms",
     direction: "outbound",
     body: input.body,
     deliveryStatus: "queued",
     read: true,
+    sendTo: input.to,
   });
-  let result: SmsSendResult;
   try {
-    result = await provider.send({ to: input.to, from: input.from, body: input.body, ref: { agencyId, messageId: message.id } });
+    await sendSmsMessages(deps.queue, [{ id: message.id, agencyId }]);
   } catch (error) {
-    result = { status: "failed", providerMessageId: null, error: error instanceof Error ? error.message : String(error) };
+    deps.logger.error("enqueueing an sms failed; the sweep will send it", { message_id: message.id, error: (error as Error).message });
   }
-  if (result.status === "failed") {
-    logger.warn("sms delivery failed", { provider: provider.name, message_id: message.id, error: result.error });
-  }
-  return (await repo.recordDelivery(db, agencyId, message.id, result)).message ?? message;
+  return message;
 }

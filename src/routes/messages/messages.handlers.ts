@@ -1,13 +1,11 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
-import { smsNumberOf } from "@/domain/messages/sms-numbers";
 import { badRequest, notFound } from "@/lib/errors";
 import { getLiveContact } from "@/domain/contacts/contacts.repository";
 import { answeredPage, askedPage } from "@/routes/list-pages";
 import * as repo from "@/domain/messages/messages.repository";
 import type * as routes from "./messages.routes";
 import { messageMessages } from "./messages.schemas";
-import { smsProviderFor } from "@/domain/messages/sms-provider";
 import { sendSms } from "@/domain/messages/sms-delivery";
 
 type Handler<K extends keyof typeof routes> = RouteHandler<(typeof routes)[K], AppBindings>;
@@ -41,11 +39,14 @@ export const createMessage: Handler<"createMessage"> = async (c) => {
     return c.json(messageBody(note), 201);
   }
   if (!contact.phone) throw badRequest(messageMessages.noPhone);
-  const provider = smsProviderFor(c.env);
-  // The simulator needs no sender; a real provider sends from the agency's number.
-  const from = provider.name === "simulated" ? null : await smsNumberOf(c.env, agencyId);
-  const sms = await sendSms(db, provider, logger, agencyId, { contactId: contact.id, to: contact.phone, from, body: body.body });
+  const sms = await sendSms({ db, queue: c.env.SMS_QUEUE, logger }, agencyId, { contactId: contact.id, to: contact.phone, body: body.body });
   return c.json(messageBody(sms), 201);
+};
+
+export const getMessage: Handler<"getMessage"> = async (c) => {
+  const message = await repo.getMessage(c.var.db, c.var.caller.agencyId, c.req.valid("param").message_uuid);
+  if (!message) throw notFound(messageMessages.notFound);
+  return c.json(messageBody(message), 200);
 };
 
 export const markMessageRead: Handler<"markMessageRead"> = async (c) => {

@@ -27,23 +27,44 @@ export const createMessage = partnerRoute({
   tags: ["Messages"],
   summary: "Send an SMS or add a note",
   description:
-    "`channel: sms` texts the contact's phone (`direction: outbound`). The message is stored first and then handed " +
-    "to the SMS provider from your agency's SMS number; `delivery_status` is the provider's first answer (`queued`, `sent`, " +
-    "`delivered`, or `failed` with the reason and the provider's error code in `delivery_error`; the message is kept so the " +
-    "conversation shows the attempt) and moves on as the provider reports delivery, each change a `message.updated` event. " +
+    "`channel: sms` texts the contact's phone (`direction: outbound`) from your agency's SMS number. The 201 answers " +
+    "as soon as the message is stored: `delivery_status: queued`, with a `message.sent` event. We then send it in the " +
+    "background and move it on, each change a `message.updated` event: `sent` once the SMS provider has it, " +
+    "`delivered` when the carrier confirms, or `failed` with the reason and the provider's error code in " +
+    "`delivery_error`. A refusal that retrying cannot fix (an invalid number) is `failed` at once; a provider that is " +
+    "busy, failing or out of reach is retried with backoff for up to an hour before the message is `failed`. " +
+    "A message is never sent twice: an attempt whose answer was lost is looked up at the provider before another is " +
+    "made. Follow it with `GET /messages/{message_uuid}` or the events; do not send it again while it is `queued`. " +
     "A contact without a phone is 400. A contact whose phone number is opted out (`sms_opt_out: true`: the number texted " +
     "STOP, or you opted it out) is 409 `sms_opt_out` and nothing is stored or sent, whichever contact holds the number, " +
-    "until the person texts START. " +
+    "until the person texts START; a number that opts out while its message waits is never texted (the message is " +
+    "`failed`). " +
     "`channel: note` records an internal note on the contact (`direction: internal`), never sent. Both start read. " +
     "The contact must be a live contact of your agency (else 400 `Unknown contact_uuid`). Send an `Idempotency-Key` " +
-    "so that a retried request never texts twice.",
+    "so that a retried request never stores (and texts) twice.",
   scopes: ["messages"],
   request: { body: jsonBody(CreateMessageBody) },
   errorExamples: {
     400: { error: messageMessages.noPhone },
     409: { description: "The contact's phone number is opted out of SMS (`sms_opt_out`).", code: "sms_opt_out", error: messageMessages.optedOut },
   },
-  responses: { 201: jsonContent(MessageResponse, "The stored message, with its delivery status for an SMS.") },
+  responses: { 201: jsonContent(MessageResponse, "The stored message; an SMS is `queued` and sent in the background.") },
+});
+
+export const getMessage = partnerRoute({
+  method: "get",
+  path: "/messages/{message_uuid}",
+  operationId: "getMessage",
+  tags: ["Messages"],
+  summary: "Get message",
+  description:
+    "One message of your agency. For an SMS you sent, `delivery_status` shows how far it got: `queued` (stored, " +
+    "being sent), `sent` (the SMS provider has it), `delivered`, or `failed` with `delivery_error`. The " +
+    "`message.updated` events tell the same without polling.",
+  scopes: ["messages"],
+  request: { params: MessageParams },
+  errorExamples: notFoundExample,
+  responses: { 200: jsonContent(MessageResponse, "The message.") },
 });
 
 export const markMessageRead = partnerRoute({

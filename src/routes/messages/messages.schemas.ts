@@ -48,7 +48,11 @@ export const Message = z
     delivery_status: z
       .enum(deliveryStatuses)
       .nullable()
-      .openapi({ description: "Delivery of an outbound SMS as the provider reports it; null for inbound messages and notes." }),
+      .openapi({
+        description:
+          "How far an outbound SMS got: `queued` (stored, being sent or waiting for a retry), `sent` (the SMS provider has it), " +
+          "`delivered` (the carrier confirmed it) or `failed` (see `delivery_error`). Null for inbound messages and notes.",
+      }),
     delivery_error: z
       .string()
       .max(MAX_DELIVERY_ERROR_LENGTH)

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { simulatedProvider } from "@/integrations/simulators/voice";
 import { ProviderError } from "@/domain/voice-ai/voice-provider";
-import { SIMULATED_UNDELIVERABLE, simulatedSmsProvider } from "@/integrations/simulators/sms";
+import { SIMULATED_UNDELIVERABLE } from "@/integrations/simulators/sms";
 import { eventMessages } from "@/routes/events/events.schemas";
 import { admin, api, expectError, type ApiResponse } from "../../helpers/http";
 import { createAgency, createKey, createMember, setupAgency } from "../../helpers/factories";
@@ -11,6 +11,7 @@ import { CONTENT_STEP } from "../../helpers/path-factories";
 import { restoreClock, setClock } from "../../helpers/clock";
 import { apiWithEnv, envWith, getCall, patchSettings, pollAfterCallEnds, recordingQueue, setupVoiceAgency } from "../../helpers/voice-factories";
 import { deliver, dial, runCron } from "../../helpers/voice-queue";
+import { settledSms } from "../../helpers/sms-queue";
 
 const RANDOM_UUID = "6f1c2b9e-4d3a-4f5e-9b8c-7a6d5e4f3c2b";
 const MINUTE = 60_000;
@@ -379,26 +380,24 @@ describe("message events", () => {
     ]);
   });
 
-  it("message.sent when an outbound SMS is stored (queued), message.updated with the provider's answer, each as GET /messages shows it then; none for a 400", async () => {
+  it("message.sent when an outbound SMS is stored (queued), message.updated when the queue has sent it, each as GET /messages shows it then; none for a 400", async () => {
     const { agencyUuid, token, contact } = await agencyWithContact();
-    // What GET /messages shows while the provider has each message.
-    const whileSending: Record<string, any>[] = [];
-    const send = simulatedSmsProvider.send.bind(simulatedSmsProvider);
-    vi.spyOn(simulatedSmsProvider, "send").mockImplementation(async (message) => {
-      whileSending.push((await api("GET", "/messages?limit=1", { token })).body.messages[0]);
-      return send(message);
-    });
-    const res = await expectRecordEvent(token, "message.updated", "message", api("POST", "/messages", { token, body: { contact_uuid: contact.contact_uuid, channel: "sms", body: "See you at 10" } }), 201);
-    expect(res.body.message.delivery_status).toBe("delivered");
-    expect(whileSending).toEqual([{ ...res.body.message, delivery_status: "queued" }]);
-    await expectOneEvent(token, "message.sent", whileSending[0]);
+    const res = await api("POST", "/messages", { token, body: { contact_uuid: contact.contact_uuid, channel: "sms", body: "See you at 10" } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.message.delivery_status).toBe("queued");
+    await expectOneEvent(token, "message.sent", res.body.message);
+    const delivered = await settledSms(token, res.body.message.message_uuid);
+    expect(delivered.delivery_status).toBe("delivered");
+    expect(await listed(token, delivered.message_uuid)).toEqual(delivered);
+    await expectOneEvent(token, "message.updated", delivered);
 
     const unreachable = await createContact(token, { phone: SIMULATED_UNDELIVERABLE.values().next().value });
-    const failed = await api("POST", "/messages", { token, body: { contact_uuid: unreachable.contact_uuid, channel: "sms", body: "Hi" } });
-    expect(failed.body.message.delivery_status).toBe("failed");
-    expect((await eventsOf(token, "message.updated")).map((e) => e.data.object)).toEqual([failed.body.message, res.body.message]);
-    expect(whileSending[1]).toEqual({ ...failed.body.message, delivery_status: "queued", delivery_error: null });
-    expect((await eventsOf(token, "message.sent")).map((e) => e.data.object)).toEqual([whileSending[1], whileSending[0]]);
+    const queued = await api("POST", "/messages", { token, body: { contact_uuid: unreachable.contact_uuid, channel: "sms", body: "Hi" } });
+    expect(queued.body.message).toMatchObject({ delivery_status: "queued", delivery_error: null });
+    const failed = await settledSms(token, queued.body.message.message_uuid);
+    expect(failed.delivery_status).toBe("failed");
+    expect((await eventsOf(token, "message.updated")).map((e) => e.data.object)).toEqual([failed, delivered]);
+    expect((await eventsOf(token, "message.sent")).map((e) => e.data.object)).toEqual([queued.body.message, res.body.message]);
 
     const noPhone = await createContact(token);
     for (const type of ["message.sent", "message.updated"]) {

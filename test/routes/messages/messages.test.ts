@@ -3,6 +3,7 @@ import { admin, api, call, expectError } from "../../helpers/http";
 import { createAgency, setupAgency } from "../../helpers/factories";
 import { expectScopeRequired } from "../../helpers/route-checks";
 import { createContact, inboundMessage, nextPhone, sendMessage } from "../../helpers/path-factories";
+import { getMessage, settledSms } from "../../helpers/sms-queue";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const RANDOM_UUID = "3f1c2a9e-8b4d-4c6e-9a1f-2b3c4d5e6f70";
@@ -24,7 +25,8 @@ describe("GET /messages", () => {
   it("lists the inbox newest first with exact fields and pagination totals", async () => {
     const { agencyUuid, token, contact } = await agencyWithContact();
     const inbound = await inboundMessage(agencyUuid, contact.contact_uuid, "Hello?");
-    const sms = await sendMessage(token, { contact_uuid: contact.contact_uuid, channel: "sms", body: "Hi Ada" });
+    const queued = await sendMessage(token, { contact_uuid: contact.contact_uuid, channel: "sms", body: "Hi Ada" });
+    const sms = await settledSms(token, queued.message_uuid);
     const note = await sendMessage(token, { contact_uuid: contact.contact_uuid, channel: "note", body: "Called back" });
 
     const res = await listMessages(token);
@@ -92,7 +94,7 @@ describe("GET /messages", () => {
 });
 
 describe("POST /messages", () => {
-  it("sends an SMS through the provider: outbound, delivered, read", async () => {
+  it("stores an SMS queued (outbound, read) and the queue sends it through the provider: delivered", async () => {
     const { token, contact } = await agencyWithContact();
     const res = await api("POST", "/messages", { token, body: { contact_uuid: contact.contact_uuid.toUpperCase(), channel: "sms", body: "  See you at 10!  " } });
     expect(res.status).toBe(201);
@@ -104,14 +106,16 @@ describe("POST /messages", () => {
         channel: "sms",
         direction: "outbound",
         body: "See you at 10!",
-        delivery_status: "delivered",
+        delivery_status: "queued",
         delivery_error: null,
         read_at: expect.stringMatching(ISO),
         created_at: expect.stringMatching(ISO),
       },
     });
     expect(res.body.message.read_at).toBe(res.body.message.created_at);
-    expect((await listMessages(token)).body.messages).toEqual([res.body.message]);
+    const sent = await settledSms(token, res.body.message.message_uuid);
+    expect(sent).toEqual({ ...res.body.message, delivery_status: "delivered" });
+    expect((await listMessages(token)).body.messages).toEqual([sent]);
   });
 
   it("adds an internal note, never sent, to a contact without a phone", async () => {
@@ -158,9 +162,19 @@ describe("POST /messages", () => {
   it("keeps a message the provider refused, with delivery_status failed", async () => {
     const { token } = await setupAgency();
     const contact = await createContact(token, { phone: UNDELIVERABLE });
-    const message = await sendMessage(token, { contact_uuid: contact.contact_uuid, channel: "sms", body: "Hi" });
-    expect(message).toMatchObject({ direction: "outbound", delivery_status: "failed", delivery_error: "30003 Unreachable destination handset" });
+    const queued = await sendMessage(token, { contact_uuid: contact.contact_uuid, channel: "sms", body: "Hi" });
+    expect(queued).toMatchObject({ direction: "outbound", delivery_status: "queued", delivery_error: null });
+    const message = await settledSms(token, queued.message_uuid);
+    expect(message).toEqual({ ...queued, delivery_status: "failed", delivery_error: "30003 Unreachable destination handset" });
     expect((await listMessages(token)).body.messages).toEqual([message]);
+  });
+
+  it("answers many SMS sent at once, each queued, and sends every one", async () => {
+    const { token, contact } = await agencyWithContact();
+    const sent = await Promise.all(Array.from({ length: 8 }, (_, i) => sendMessage(token, { contact_uuid: contact.contact_uuid, channel: "sms", body: `Reminder ${i}` })));
+    expect(sent.map((m) => m.delivery_status)).toEqual(Array(8).fill("queued"));
+    for (const message of sent) expect((await settledSms(token, message.message_uuid)).delivery_status).toBe("delivered");
+    expect((await listMessages(token, "?channel=sms")).body.pagination.total).toBe(8);
   });
 
   it("rejects an unknown, another agency's or a deleted contact with 400", async () => {
@@ -208,6 +222,7 @@ describe("POST /messages", () => {
     expect(first.status).toBe(201);
     expect(retry.status).toBe(201);
     expect(retry.body).toEqual(first.body);
+    await settledSms(token, first.body.message.message_uuid);
     expect((await listMessages(token)).body.pagination.total).toBe(1);
   });
 
@@ -215,6 +230,33 @@ describe("POST /messages", () => {
     const { agencyUuid, token, contact } = await agencyWithContact();
     await expectScopeRequired(agencyUuid, "POST", "/messages", "messages", { body: { contact_uuid: contact.contact_uuid, channel: "sms", body: "Hi" } });
     expect((await listMessages(token)).body.pagination.total).toBe(0);
+  });
+});
+
+describe("GET /messages/{message_uuid}", () => {
+  it("answers one message as the list shows it, following an SMS from queued to delivered", async () => {
+    const { agencyUuid, token, contact } = await agencyWithContact();
+    const inbound = await inboundMessage(agencyUuid, contact.contact_uuid);
+    expect(await getMessage(token, inbound.message_uuid)).toEqual(inbound);
+    const queued = await sendMessage(token, { contact_uuid: contact.contact_uuid, channel: "sms", body: "On my way" });
+    const sent = await settledSms(token, queued.message_uuid);
+    expect(await getMessage(token, queued.message_uuid.toUpperCase())).toEqual(sent);
+    expect((await listMessages(token, "?channel=sms")).body.messages).toEqual([sent, inbound]);
+  });
+
+  it("answers 404 for a random uuid and another agency's message, 400 for a malformed one", async () => {
+    const a = await agencyWithContact();
+    const b = await setupAgency();
+    const inbound = await inboundMessage(a.agencyUuid, a.contact.contact_uuid);
+    expectError(await api("GET", `/messages/${RANDOM_UUID}`, { token: a.token }), 404, "Message not found", "not_found");
+    expectError(await api("GET", `/messages/${inbound.message_uuid}`, { token: b.token }), 404, "Message not found", "not_found");
+    expectError(await api("GET", "/messages/nope", { token: a.token }), 400, "message_uuid must be a UUID", "validation_error");
+  });
+
+  it("requires the messages scope", async () => {
+    const { agencyUuid, contact } = await agencyWithContact();
+    const inbound = await inboundMessage(agencyUuid, contact.contact_uuid);
+    await expectScopeRequired(agencyUuid, "GET", `/messages/${inbound.message_uuid}`, "messages");
   });
 });
 
@@ -245,7 +287,7 @@ describe("POST /messages/{message_uuid}/read and /unread", () => {
 
   it("can mark a sent message unread too", async () => {
     const { token, contact } = await agencyWithContact();
-    const sms = await sendMessage(token, { contact_uuid: contact.contact_uuid, channel: "sms", body: "Hi" });
+    const sms = await settledSms(token, (await sendMessage(token, { contact_uuid: contact.contact_uuid, channel: "sms", body: "Hi" })).message_uuid);
     const res = await api("POST", `/messages/${sms.message_uuid}/unread`, { token });
     expect(res.body.message).toEqual({ ...sms, read_at: null });
   });

@@ -74,6 +74,7 @@ const DESIGN_PATHS = [
   "/contacts/sources",
   "/contacts/bulk",
   "/fields/{field_uuid}",
+  "/messages/{message_uuid}",
   "/messages/{message_uuid}/read",
   "/messages/{message_uuid}/unread",
   "/paths/{path_uuid}",
