@@ -139,6 +139,25 @@ describe("STOP suppresses the number, not the contact", () => {
   });
 });
 
+describe("a message waiting in the queue when its number opts out", () => {
+  it("is never texted: the send attempt finds the suppression and the message ends failed", async () => {
+    const agency = await agencyWithNumber();
+    const phone = nextPhone();
+    const contact = await createContact(agency.token, { phone });
+    const twilio = fakeTwilio();
+    vi.stubGlobal("fetch", twilio.fetch);
+    const sent = await sendSms(agency, contact.contact_uuid, "Open house on Sunday");
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    expect(sent.body.message.delivery_status).toBe("queued");
+    await expectText(await inboundText(agency, phone, "STOP"));
+
+    expect(await sendQueued()).toBe(1);
+    expect(twilio.requests).toEqual([]);
+    const read = await api("GET", `/messages/${sent.body.message.message_uuid}`, { token: agency.token });
+    expect(read.body.message).toMatchObject({ delivery_status: "failed", delivery_error: `Not sent: ${OPTED_OUT}` });
+  });
+});
+
 describe("START lifts the suppression", () => {
   it("shows every contact holding the number opted in again, and texts reach Twilio", async () => {
     const agency = await agencyWithNumber();
