@@ -217,6 +217,6 @@ describe("the number's state per agency, and what reading it costs", () => {
     const reference = await measuredGet(plain.token, "/contacts?limit=20");
     const measured = await measuredGet(optedOut.token, "/contacts?limit=20");
     expect(measured.body.contacts.map((c: any) => c.sms_opt_out)).toEqual([false, true, false, true, false, true]);
-    expect(measured.rows).toBe(reference.rows);
+    expect(measured.rows).toBeLessThanOrEqual(reference.rows);
   });
 });
