@@ -1,5 +1,6 @@
 import type { AccessGateApi } from "@/lib/auth/gate-protocol";
 import type { CallMessage } from "@/lib/queues/call-message";
+import type { MoveParams } from "@/lib/shards/move-params";
 import type { SweepMessage } from "@/lib/queues/sweep-message";
 import type { WebhookMessage } from "@/lib/webhooks/webhook-message";
 
@@ -22,6 +23,8 @@ export interface Env {
   WEBHOOK_QUEUE: Queue<WebhookMessage>;
   /** Producer of the `shard-sweeps` queue: the cron's sweep of each shard (src/jobs/shard-sweep.ts). */
   SWEEP_QUEUE: Queue<SweepMessage>;
+  /** Moves of agencies between shards, one Workflow instance per move (src/jobs/agency-move-workflow.ts). */
+  MOVE_WORKFLOW: Workflow<MoveParams>;
   /** Local development only: "true" also allows http://127.0.0.1:<port> and http://localhost:<port> webhook URLs. */
   ALLOW_LOOPBACK_WEBHOOKS?: string;
   /** Who places Voice AI calls: `simulated` (default) or `vapi`. */

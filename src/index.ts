@@ -5,6 +5,7 @@ import { handleScheduled, handleSweepBatch, SWEEP_QUEUE_NAME } from "@/jobs/shar
 import { handleWebhookBatch, isWebhookQueue } from "@/jobs/webhooks/consumer";
 
 export { AccessGate } from "@/durable-objects/access-gate";
+export { AgencyMoveWorkflow } from "@/jobs/agency-move-workflow";
 
 export default {
   fetch: app.fetch,
