@@ -11,7 +11,7 @@ import { browse, KEYS_PATH, signIn } from "../../helpers/dashboard";
 import { createKey, setupAgencyOn } from "../../helpers/factories";
 import { admin, api, expectError, type ApiResponse } from "../../helpers/http";
 import { populate, readEverything, seedContacts } from "../../helpers/populate";
-import { shardDb, shardNameOf } from "../../helpers/shards";
+import { latestMoveOf, moveEnded, shardDb, shardNameOf } from "../../helpers/shards";
 import { runCron } from "../../helpers/voice-queue";
 
 const workerEnv = env as unknown as Env;
@@ -23,30 +23,6 @@ afterEach(() => restoreClock());
 
 const move = (agencyUuid: string, shard: string) => admin("POST", `/agencies/${agencyUuid}/move`, { shard });
 const newContact = (token: string, name = "Grace") => api("POST", "/contacts", { token, body: { first_name: name, last_name: "Hopper" } });
-
-interface Move {
-  move_uuid: string;
-  state: string;
-  rows_copied: number;
-  rows_total: number | null;
-  error: string | null;
-  started_at: string;
-  finished_at: string | null;
-}
-
-/** The agency's latest move, as the operator API shows it. */
-const moveOf = async (agencyUuid: string) => (await admin("GET", `/agencies/${agencyUuid}`)).body.move as Move | null;
-
-/** Polls the agency's move until it is `done` or `failed` (the clock may be faked: `performance.now()` is not). */
-async function settled(agencyUuid: string, timeoutMs = 60_000): Promise<Move> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const current = await moveOf(agencyUuid);
-    if (current && (current.state === "done" || current.state === "failed")) return current;
-    if (performance.now() > deadline) throw new Error(`the move did not end within ${timeoutMs} ms: ${JSON.stringify(current)}`);
-    // No timer between polls: while other requests keep completing, workerd may not fire one.
-  }
-}
 
 /** Polls the directory until the agency's move left no copy to remove (a failed move deletes its partial copy after it ends). */
 async function cleanedUp(agencyUuid: string, timeoutMs = 30_000) {
@@ -131,7 +107,7 @@ describe("POST /admin/v1/agencies/{agency_uuid}/move", () => {
     const res = await move(agencyUuid, "DB_EU");
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     expect(res.body.agency).toMatchObject({ agency_uuid: agencyUuid, name: "Moving agency", shard: "DB", region: "wnam" });
-    const ended = await settled(agencyUuid);
+    const ended = await moveEnded(agencyUuid);
     expect(ended).toMatchObject({ move_uuid: res.body.move.move_uuid, state: "done", rows_copied: total(before), rows_total: total(before), error: null });
 
     expect(await rowsOn("DB_EU", agencyUuid)).toEqual(before);
@@ -177,7 +153,7 @@ describe("POST /admin/v1/agencies/{agency_uuid}/move", () => {
     expect(started.status, JSON.stringify(started.body)).toBe(202);
     const startedAt = performance.now();
     let running = true;
-    const ending = settled(mover.agencyUuid).finally(() => (running = false));
+    const ending = moveEnded(mover.agencyUuid).finally(() => (running = false));
 
     const answered: { who: string; status: number; ms: number; doneAt: number }[] = [];
     const timed = async (who: string, request: () => Promise<ApiResponse<any>>) => {
@@ -232,7 +208,7 @@ describe("POST /admin/v1/agencies/{agency_uuid}/move", () => {
 
     expect((await move(agencyUuid, "DB_EU")).status).toBe(202);
     let moving = true;
-    const ending = settled(agencyUuid).finally(() => (moving = false));
+    const ending = moveEnded(agencyUuid).finally(() => (moving = false));
     const answers: { status: number; code?: string; retryAfter: string | null; uuid?: string }[] = [];
     let n = 0;
     while (moving) {
@@ -273,7 +249,7 @@ describe("POST /admin/v1/agencies/{agency_uuid}/move", () => {
     } finally {
       await introspector.dispose();
     }
-    expect(await settled(agencyUuid)).toMatchObject({ state: "done", rows_copied: total(before), rows_total: total(before) });
+    expect(await moveEnded(agencyUuid)).toMatchObject({ state: "done", rows_copied: total(before), rows_total: total(before) });
     expect(await rowsOn("DB_EU", agencyUuid)).toEqual(before);
     expect(await rowsOn("DB", agencyUuid)).toEqual(nothing);
     expect((await api("GET", "/contacts?limit=1", { token })).body.pagination.total).toBe(12_000);
@@ -299,7 +275,7 @@ describe("POST /admin/v1/agencies/{agency_uuid}/move", () => {
     } finally {
       await introspector.dispose();
     }
-    expect(await moveOf(agencyUuid)).toMatchObject({ state: "failed", error: "D1_ERROR: Network connection lost.", rows_copied: MOVE_STEP_ROWS, finished_at: expect.any(String) });
+    expect(await latestMoveOf(agencyUuid)).toMatchObject({ state: "failed", error: "D1_ERROR: Network connection lost.", rows_copied: MOVE_STEP_ROWS, finished_at: expect.any(String) });
     expect(await directoryOf(agencyUuid)).toEqual({ shard: "DB", moving_to: null, leftover_shard: null });
     expect(await rowsOn("DB", agencyUuid)).toEqual(before);
     expect(await rowsOn("DB_EU", agencyUuid)).toEqual(nothing);
@@ -309,7 +285,7 @@ describe("POST /admin/v1/agencies/{agency_uuid}/move", () => {
     expect((await newContact(token)).status).toBe(201);
     // And it can be moved again.
     expect((await move(agencyUuid, "DB_EU")).status).toBe(202);
-    expect((await settled(agencyUuid)).state).toBe("done");
+    expect((await moveEnded(agencyUuid)).state).toBe("done");
     expect(await shardNameOf(agencyUuid)).toBe("DB_EU");
   });
 
@@ -326,7 +302,7 @@ describe("POST /admin/v1/agencies/{agency_uuid}/move", () => {
       .run();
 
     expect((await move(agencyUuid, "DB_EU")).status).toBe(202);
-    const ended = await settled(agencyUuid, 10_000);
+    const ended = await moveEnded(agencyUuid, 10_000);
     expect(ended).toMatchObject({ state: "failed", error: `Verification failed: messages has ${before.messages} rows on the old shard and ${before.messages! - 1} on the new one` });
     await cleanedUp(agencyUuid);
     expect(await shardNameOf(agencyUuid)).toBe("DB");
@@ -342,7 +318,7 @@ describe("POST /admin/v1/agencies/{agency_uuid}/move", () => {
     expectError(await move(agencyUuid, "DB_NOPE"), 400, "Unknown shard: DB_NOPE. GET /admin/v1/shards lists them.", "validation_error");
     expectError(await move(agencyUuid, "nope"), 400, undefined, "validation_error");
     expectError(await move(crypto.randomUUID(), "DB"), 404, "Agency not found", "not_found");
-    expect(await moveOf(agencyUuid)).toBeNull();
+    expect(await latestMoveOf(agencyUuid)).toBeNull();
   });
 
   it("moves an agency away and back: whole and writable on its first shard again", async () => {
@@ -350,9 +326,9 @@ describe("POST /admin/v1/agencies/{agency_uuid}/move", () => {
     const before = await rowsOn("DB", owner.agencyUuid);
     const read = await readEverything(owner.token, idFor);
     expect((await move(owner.agencyUuid, "DB_EU")).status).toBe(202);
-    expect((await settled(owner.agencyUuid)).state).toBe("done");
+    expect((await moveEnded(owner.agencyUuid)).state).toBe("done");
     expect((await move(owner.agencyUuid, "DB")).status).toBe(202);
-    expect((await settled(owner.agencyUuid)).state).toBe("done");
+    expect((await moveEnded(owner.agencyUuid)).state).toBe("done");
     expect(await rowsOn("DB", owner.agencyUuid)).toEqual(before);
     expect(await rowsOn("DB_EU", owner.agencyUuid)).toEqual(nothing);
     expect(await readEverything(owner.token, idFor)).toEqual(read);
@@ -390,7 +366,7 @@ describe("the cron's part in moves", () => {
     setClock(heartbeat + 3 * 60_000);
     await runCron(heartbeat + 3 * 60_000);
     expect(await directoryOf(agencyUuid)).toEqual({ shard: "DB", moving_to: null, leftover_shard: "DB_EU" });
-    expect(await moveOf(agencyUuid)).toMatchObject({ state: "failed", error: "The move's workflow stopped (errored) before it finished; the cron undid the move" });
+    expect(await latestMoveOf(agencyUuid)).toMatchObject({ state: "failed", error: "The move's workflow stopped (errored) before it finished; the cron undid the move" });
     expect((await newContact(token)).status).toBe(201);
     expect((await rowsOn("DB_EU", agencyUuid)).contacts).toBeGreaterThan(0);
     // A new move waits for the partial copy to go.
