@@ -13,9 +13,25 @@ import { agencyTables, type AgencyTable } from "./agency-tables";
  */
 export const notFrozen = (agencyColumn: AnyColumn) => sql`${agencyColumn} NOT IN (SELECT agency_id FROM agency_freezes)`;
 
-/** Rows per copy or delete statement; halved while a chunk's JSON is too big for D1 (2 MB per value). */
-const CHUNK_ROWS = 1_000;
+/**
+ * How long one statement of a move may hold its database: D1 runs a database's statements one at
+ * a time, so every other agency's query on the shard waits behind it. A chunk's rows follow what
+ * the last chunk's write took (D1 reports each statement's SQL time), within these bounds, and
+ * halve while a chunk's JSON is too big for D1 (2 MB per value).
+ */
+const STATEMENT_BUDGET_MS = 10;
+const FIRST_CHUNK_ROWS = 100;
+const MAX_CHUNK_ROWS = 1_000;
 const MIN_CHUNK_ROWS = 1;
+
+/** The SQL time D1 reports for a statement, in milliseconds. */
+const sqlMs = (meta: D1Meta) => (meta as D1Meta & { timings?: { sql_duration_ms?: number } }).timings?.sql_duration_ms ?? meta.duration ?? 0;
+
+/** The next chunk's rows, after `rows` rows took `tookMs`: scaled to the budget, at most doubled. */
+function nextChunkRows(rows: number, tookMs: number) {
+  const scaled = tookMs > 0 ? Math.floor((rows * STATEMENT_BUDGET_MS) / tookMs) : rows * 2;
+  return Math.max(MIN_CHUNK_ROWS, Math.min(MAX_CHUNK_ROWS, rows * 2, scaled));
+}
 
 const quote = (name: string) => `"${name}"`;
 
@@ -29,15 +45,25 @@ export const freezeAgency = (d1: D1Database, agencyId: string, state: "moving" |
 /** Lifts the fence: writes of the agency go through again on this database. */
 export const unfreezeAgency = (d1: D1Database, agencyId: string) => d1.prepare("DELETE FROM agency_freezes WHERE agency_id = ?1").bind(agencyId).run();
 
+/**
+ * Lets the Worker's other events run, for `ms`. Under `wrangler dev` every D1 database is an
+ * object in the Worker's own process: a copy whose statements answer at once never leaves the
+ * event loop idle, and the process would take no other request until the move ended (every
+ * agency's requests, even /health, were held for the length of a move). A timer makes the loop
+ * look for network events. Deployed, D1 is across the network, and this costs a millisecond.
+ */
+const yieldToOtherRequests = (ms = 1) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 const isTooBig = (error: unknown) => /too big|SQLITE_TOOBIG|too large/i.test(String((error as Error)?.message ?? error));
 
-/** Where a copy has got to: the table (its index in `agencyTables`) and the last source rowid copied of it. */
+/** Where a copy has got to: the table (its index in `agencyTables`), the last source rowid copied of it, and the next chunk's rows. */
 export interface CopyCursor {
   table: number;
   after: number;
+  rows: number;
 }
 
-export const COPY_START: CopyCursor = { table: 0, after: 0 };
+export const COPY_START: CopyCursor = { table: 0, after: 0, rows: FIRST_CHUNK_ROWS };
 
 /**
  * The two statements that copy a chunk of one table: the source hands the chunk over as one JSON
@@ -69,31 +95,33 @@ const copySql = agencyTables.map(copyStatements);
  * table is done. Safe to run again from the same cursor.
  */
 export async function copyRows(source: D1Database, target: D1Database, agencyId: string, cursor: CopyCursor, maxRows: number) {
-  let { table, after } = cursor;
-  let limit = CHUNK_ROWS;
+  let { table, after, rows: limit } = cursor;
   let copied = 0;
   while (table < agencyTables.length && copied < maxRows) {
     const sql = copySql[table]!;
     const want = Math.min(limit, maxRows - copied);
-    let chunk: { rows: string; n: number; last: number | null } | null;
+    let chunk: { rows: string; n: number; last: number | null } | undefined;
     try {
-      chunk = await source.prepare(sql.read).bind(agencyId, after, want).first();
+      chunk = (await source.prepare(sql.read).bind(agencyId, after, want).run<{ rows: string; n: number; last: number | null }>()).results[0];
+      await yieldToOtherRequests();
     } catch (error) {
       if (!isTooBig(error) || limit <= MIN_CHUNK_ROWS) throw error;
       limit = Math.max(MIN_CHUNK_ROWS, Math.floor(limit / 2));
       continue;
     }
     if (chunk && chunk.n > 0 && chunk.last !== null) {
-      await target.prepare(sql.write).bind(chunk.rows).run();
+      const written = await target.prepare(sql.write).bind(chunk.rows).run();
       copied += chunk.n;
       after = chunk.last;
+      limit = nextChunkRows(chunk.n, sqlMs(written.meta));
     }
     if (!chunk || chunk.n < want) {
       table += 1;
       after = 0;
     }
+    await yieldToOtherRequests();
   }
-  return { next: { table, after }, copied, done: table >= agencyTables.length };
+  return { next: { table, after, rows: limit }, copied, done: table >= agencyTables.length };
 }
 
 /**
@@ -106,34 +134,48 @@ export async function countAgencyRows(d1: D1Database, agencyId: string, which: "
   return row ?? {};
 }
 
+/** Where a purge has got to: the table (its position in the reverse of `agencyTables`) and the next chunk's rows. */
+export interface PurgeCursor {
+  table: number;
+  rows: number;
+}
+
+export const PURGE_START: PurgeCursor = { table: 0, rows: FIRST_CHUNK_ROWS };
+
 /**
- * Deletes up to `maxRows` of the agency's rows from this database, children first, from the
- * table `from` (a position in the reverse of `agencyTables`) on. Each chunk runs in a batch
- * that lifts the agency's fence for itself alone (`purging`, the deletes, `moved` again; a batch
- * is one transaction, so no other write ever sees the fence down); on a database without a fence
- * for the agency those two statements change nothing. The derived rows go with their sources
- * (the triggers of contacts and calls), and the agency's counters once every table is empty.
- * Returns where the next call starts and whether the agency is gone; safe to run again.
+ * Deletes up to `maxRows` of the agency's rows from this database, children first, from
+ * `cursor` on. Each chunk runs in a batch that lifts the agency's fence for itself alone
+ * (`purging`, the deletes, `moved` again; a batch is one transaction, so no other write ever sees
+ * the fence down); on a database without a fence for the agency those two statements change
+ * nothing. The derived rows go with their sources (the triggers of contacts and calls), and the
+ * agency's counters once every table is empty. Returns where the next call starts and whether
+ * the agency is gone; safe to run again.
  */
-export async function purgeRows(d1: D1Database, agencyId: string, from: number, maxRows: number) {
+export async function purgeRows(d1: D1Database, agencyId: string, cursor: PurgeCursor, maxRows: number) {
   const lift = d1.prepare("UPDATE agency_freezes SET state = 'purging' WHERE agency_id = ?1").bind(agencyId);
   const restore = d1.prepare("UPDATE agency_freezes SET state = 'moved' WHERE agency_id = ?1").bind(agencyId);
   const tables = [...agencyTables].reverse();
-  let position = from;
+  let { table: position, rows: limit } = cursor;
   let deleted = 0;
   while (position < tables.length && deleted < maxRows) {
     const table = tables[position]!;
-    const limit = Math.min(CHUNK_ROWS, maxRows - deleted);
+    const want = Math.min(limit, maxRows - deleted);
     // RETURNING counts the table's own rows: D1's `changes` also counts what the triggers deleted.
     const remove = d1
       .prepare(`DELETE FROM ${quote(table.name)} WHERE rowid IN (SELECT rowid FROM ${quote(table.name)} WHERE ${table.scope} LIMIT ?2) RETURNING 1`)
-      .bind(agencyId, limit);
+      .bind(agencyId, want);
+    const started = Date.now();
     const [, result] = await d1.batch([lift, remove, restore]);
-    const changes = result!.results.length;
-    deleted += changes;
-    if (changes < limit) position += 1;
+    const took = Date.now() - started;
+    const removed = result!.results.length;
+    deleted += removed;
+    if (removed < want) position += 1;
+    else limit = nextChunkRows(removed, sqlMs(result!.meta));
+    // Nobody waits for a purge (the agency lives elsewhere by then): it leaves the database to
+    // the other agencies' queries for as long again as each chunk took.
+    await yieldToOtherRequests(Math.max(1, took));
   }
   const done = position >= tables.length;
   if (done) await d1.prepare("DELETE FROM record_counts WHERE agency_id = ?1").bind(agencyId).run();
-  return { next: position, deleted, done };
+  return { next: { table: position, rows: limit }, deleted, done };
 }

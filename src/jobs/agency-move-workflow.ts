@@ -1,6 +1,6 @@
 import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep, type WorkflowStepConfig } from "cloudflare:workers";
 import { NonRetryableError } from "cloudflare:workflows";
-import { COPY_START, type CopyCursor } from "@/db/agency-copy";
+import { COPY_START, PURGE_START, type CopyCursor, type PurgeCursor } from "@/db/agency-copy";
 import type { Env } from "@/env";
 import {
   copyStep,
@@ -46,7 +46,7 @@ export class AgencyMoveWorkflow extends WorkflowEntrypoint<Env, MoveParams> {
         }
       });
     const purge = async (name: string, shard: string) => {
-      for (let from = 0; ; ) {
+      for (let from: PurgeCursor = PURGE_START; ; ) {
         const at = from;
         const page = await run(name, () => purgeStep(env, move, shard, at));
         if (page.done) return;

@@ -64,9 +64,16 @@ export interface AgencyMoveView {
 export const latestMoveOf = async (agencyUuid: string) => (await admin("GET", `/agencies/${agencyUuid}`)).body.move as AgencyMoveView | null;
 
 /**
- * Polls the agency's latest move until it is `done` or `failed`, and returns it. No timer
- * between polls: while other requests keep completing, workerd may not fire one; and the
- * deadline reads `performance.now()`, which a faked clock leaves alone.
+ * A pause between two requests of a test's loop. In the tests every D1 database answers from the
+ * test's own process: a loop that sends its next request at once never lets the event loop go
+ * idle, and workerd fires no timer until it does, so a move (whose copy pauses on a timer between
+ * chunks, src/db/agency-copy.ts) would wait for the loop to end.
+ */
+export const breather = (ms = 5) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Polls the agency's latest move until it is `done` or `failed`, and returns it. The deadline
+ * reads `performance.now()`, which a faked clock leaves alone.
  */
 export async function moveEnded(agencyUuid: string, timeoutMs = 60_000): Promise<AgencyMoveView> {
   const deadline = performance.now() + timeoutMs;
@@ -74,5 +81,6 @@ export async function moveEnded(agencyUuid: string, timeoutMs = 60_000): Promise
     const move = await latestMoveOf(agencyUuid);
     if (move && (move.state === "done" || move.state === "failed")) return move;
     if (performance.now() > deadline) throw new Error(`the move did not end within ${timeoutMs} ms: ${JSON.stringify(move)}`);
+    await breather(10);
   }
 }

@@ -1,5 +1,5 @@
 import { and, eq, isNull } from "drizzle-orm";
-import { copyRows, countAgencyRows, freezeAgency, purgeRows, unfreezeAgency, type CopyCursor } from "@/db/agency-copy";
+import { copyRows, countAgencyRows, freezeAgency, PURGE_START, purgeRows, unfreezeAgency, type CopyCursor, type PurgeCursor } from "@/db/agency-copy";
 import { agencyTables } from "@/db/agency-tables";
 import { agencyDirectory } from "@/db/schema";
 import { agencyDb, agencyKeyIds, agencyLocation, directoryDb, shardDatabase, unfinishedMoves, type AgencyLocation } from "@/db/shards";
@@ -125,7 +125,7 @@ export async function fenceMove(env: Env, p: MoveParams) {
 }
 
 /** One page of a purge of the agency's rows from `shard`, from position `from` on (see purgeRows). */
-export async function purgeStep(env: Env, p: MoveParams, shard: string, from: number) {
+export async function purgeStep(env: Env, p: MoveParams, shard: string, from: PurgeCursor) {
   const page = await purgeRows(shardDatabase(env, shard), p.agency_id, from, MOVE_STEP_ROWS);
   await recordProgress(env, moveRecord(p), {});
   return page;
@@ -250,7 +250,7 @@ export async function recoverMoves(env: Env, now: number): Promise<string | unde
       return "rolled-back";
     }
     const leftover = location.leftoverShard!;
-    const { done } = await purgeRows(shardDatabase(env, leftover), location.agencyId, 0, CRON_PURGE_ROWS);
+    const { done } = await purgeRows(shardDatabase(env, leftover), location.agencyId, PURGE_START, CRON_PURGE_ROWS);
     if (!done) return "leftover-copy-shrunk";
     await forgetLeftover(env, location.agencyId, leftover);
     if (move?.state === "switching" && move.fromShard === leftover) await endMove(env, move.id, "done");

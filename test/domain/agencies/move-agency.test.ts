@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { introspectWorkflow } from "cloudflare:test";
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";
-import { COPY_START, copyRows, countAgencyRows, freezeAgency, purgeRows, type CopyCursor } from "@/db/agency-copy";
+import { COPY_START, copyRows, countAgencyRows, freezeAgency, PURGE_START, purgeRows, type CopyCursor } from "@/db/agency-copy";
 import { agencyTables, derivedAgencyTables } from "@/db/agency-tables";
 import type { Env } from "@/env";
 import { MOVE_STEP_ROWS } from "@/domain/agencies/move-agency";
@@ -11,7 +11,7 @@ import { browse, KEYS_PATH, signIn } from "../../helpers/dashboard";
 import { createKey, setupAgencyOn } from "../../helpers/factories";
 import { admin, api, expectError, type ApiResponse } from "../../helpers/http";
 import { populate, readEverything, seedContacts } from "../../helpers/populate";
-import { latestMoveOf, moveEnded, shardDb, shardNameOf } from "../../helpers/shards";
+import { breather, latestMoveOf, moveEnded, shardDb, shardNameOf } from "../../helpers/shards";
 import { runCron } from "../../helpers/voice-queue";
 
 const workerEnv = env as unknown as Env;
@@ -29,6 +29,7 @@ async function cleanedUp(agencyUuid: string, timeoutMs = 30_000) {
   const deadline = performance.now() + timeoutMs;
   while ((await directoryOf(agencyUuid))?.leftover_shard) {
     if (performance.now() > deadline) throw new Error(`the move's leftover copy was not removed within ${timeoutMs} ms`);
+    await breather(10);
   }
 }
 
@@ -76,7 +77,7 @@ describe("a page of a move's copy", () => {
     const first = await copyRows(shardDb("DB"), shardDb("DB_EU"), agencyUuid, COPY_START, 2_000);
     expect(first.done).toBe(false);
     const again = await copyRows(shardDb("DB"), shardDb("DB_EU"), agencyUuid, COPY_START, 2_000);
-    expect(again).toEqual(first);
+    expect({ ...again, next: { ...again.next, rows: 0 } }).toEqual({ ...first, next: { ...first.next, rows: 0 } });
     expect(total(await rowsOn("DB_EU", agencyUuid))).toBe(2_000);
     let cursor = first.next;
     for (;;) {
@@ -85,7 +86,7 @@ describe("a page of a move's copy", () => {
       if (page.done) break;
     }
     expect(await rowsOn("DB_EU", agencyUuid)).toEqual(await rowsOn("DB", agencyUuid));
-    for (let from = 0, done = false; !done; ) ({ next: from, done } = await purgeRows(shardDb("DB_EU"), agencyUuid, from, 10_000));
+    for (let from = PURGE_START, done = false; !done; ) ({ next: from, done } = await purgeRows(shardDb("DB_EU"), agencyUuid, from, 10_000));
     expect(await rowsOn("DB_EU", agencyUuid)).toEqual(nothing);
   });
 });
@@ -171,6 +172,7 @@ describe("POST /admin/v1/agencies/{agency_uuid}/move", () => {
         const read = await timed("mover-read", () => api("GET", `/contacts/${sampleId}`, { token: moverReader.token }));
         expect(read.body.contact?.contact_uuid, JSON.stringify(read.body)).toBe(sampleId);
         await timed("mover-write", () => newContact(moverReader.token, "Late"));
+        await breather();
       }
     };
     await Promise.all([traffic(0), traffic(1), traffic(2)]);
@@ -214,6 +216,7 @@ describe("POST /admin/v1/agencies/{agency_uuid}/move", () => {
     while (moving) {
       const res = await newContact(token, `Racer${++n}`);
       answers.push({ status: res.status, code: res.body.code, retryAfter: res.headers.get("Retry-After"), uuid: res.body.contact?.contact_uuid });
+      await breather();
     }
     expect((await ending).state).toBe("done");
     const refused = answers.filter((a) => a.status === 503);
