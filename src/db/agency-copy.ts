@@ -74,13 +74,13 @@ export const COPY_START: CopyCursor = { table: 0, after: 0, rows: FIRST_CHUNK_RO
  * is skipped too, and the count check after the copy then fails the move.
  */
 function copyStatements(table: AgencyTable) {
-  const config = table.columns.map(quote).join(", ");
+  const columns = table.columns.map(quote).join(", ");
   const value = (column: string) => `value ->> ${table.columns.indexOf(column)}`;
   const present = table.primaryKey.map((column) => `existing.${quote(column)} = ${value(column)}`).join(" AND ");
   return {
-    read: `SELECT json_group_array(json_array(${config})) AS rows, count(*) AS n, max(rid) AS last
-     FROM (SELECT rowid AS rid, ${config} FROM ${quote(table.name)} WHERE ${table.copyScope ?? table.scope} AND rowid > ?2 ORDER BY rowid LIMIT ?3)`,
-    write: `INSERT INTO ${quote(table.name)} (${config})
+    read: `SELECT json_group_array(json_array(${columns})) AS rows, count(*) AS n, max(rid) AS last
+     FROM (SELECT rowid AS rid, ${columns} FROM ${quote(table.name)} WHERE ${table.copyScope ?? table.scope} AND rowid > ?2 ORDER BY rowid LIMIT ?3)`,
+    write: `INSERT INTO ${quote(table.name)} (${columns})
      SELECT ${table.columns.map(value).join(", ")} FROM json_each(?1)
      WHERE NOT EXISTS (SELECT 1 FROM ${quote(table.name)} AS existing WHERE ${present})`,
   };
