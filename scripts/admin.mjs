@@ -67,9 +67,15 @@ const commands = {
     request: (f) => ["GET", `/agencies/${seg(f.agency)}`],
   },
   "move-agency": {
-    summary: "Move an agency to another shard (copy, verify, switch, clean up); its writes pause meanwhile",
-    flags: { ...agencyFlag, shard: required("target shard name") },
+    summary: "Move an agency to another shard (copy, verify, switch, clean up) and follow it to its end; its writes pause meanwhile",
+    flags: {
+      ...agencyFlag,
+      shard: required("target shard name"),
+      "no-wait": { type: "boolean", description: "print the started move and return, without following it" },
+    },
     request: (f) => ["POST", `/agencies/${seg(f.agency)}/move`, { shard: f.shard }],
+    // The move runs as a Workflow (docs/operations.md, Moving an agency): the answer is 202 at once.
+    follow: (f) => (f["no-wait"] ? undefined : `/agencies/${seg(f.agency)}`),
   },
   "set-sms-number": {
     summary: "Assign the agency's SMS sender number (one agency per number); Twilio's inbound webhook then routes by it",
@@ -369,7 +375,7 @@ function parseCommand(name, args) {
   }
   // --all: the same request again from each slice's next_after, until the directory's end.
   const next = command.slices && values.all ? (after) => command.request({ ...values, after }) : null;
-  return { method, path, body, print: command.print, slices: next && { key: command.slices, next } };
+  return { method, path, body, print: command.print, slices: next && { key: command.slices, next }, follow: command.follow?.(values) };
 }
 
 /** Every slice of a sliced command, merged into one answer: the rows of each, and the rows examined in all. */
@@ -385,6 +391,37 @@ async function allSlices(baseUrl, parsed) {
     examined += res.body.examined;
     if (res.body.next_after === null) return { ...res, body: { success: true, [parsed.slices.key]: rows, examined, next_after: null } };
     request = parsed.slices.next(res.body.next_after);
+  }
+}
+
+const FINAL_MOVE_STATES = new Set(["done", "failed"]);
+const POLL_MS = Number(process.env.ADMIN_POLL_MS || 1000);
+const thousands = (n) => n.toLocaleString("en-US");
+
+/** One line of a move's progress: its state, and the rows copied of those to copy. */
+function moveProgress(move) {
+  const of = move.rows_total === null ? "" : ` of ${thousands(move.rows_total)}`;
+  const share = move.rows_total ? ` (${Math.floor((100 * move.rows_copied) / move.rows_total)}%)` : "";
+  return `${move.state}: ${thousands(move.rows_copied)}${of} rows copied${share}`;
+}
+
+/**
+ * Follows a move to its end: reads the agency every POLL_MS, prints each change of the move's
+ * progress on stderr, and resolves with the last answer (the agency and its move, done or failed).
+ * Interrupting the CLI leaves the move running; `get-agency` shows it.
+ */
+async function followMove(baseUrl, token, path, moveUuid) {
+  let last = "";
+  for (;;) {
+    const res = await requestJson(baseUrl, "GET", `${ADMIN_PREFIX}${path}`, { token });
+    if (!res.ok) return res;
+    const move = res.body?.move;
+    if (move?.move_uuid !== moveUuid) return res;
+    const line = moveProgress(move);
+    if (line !== last) console.error(line);
+    last = line;
+    if (FINAL_MOVE_STATES.has(move.state)) return res;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
 
@@ -412,12 +449,19 @@ async function main(argv) {
     return 0;
   }
   const baseUrl = process.env.ADMIN_URL || DEFAULT_URL;
-  const res = parsed.slices
+  const token = adminToken();
+  let res = parsed.slices
     ? await allSlices(baseUrl, parsed)
-    : await requestJson(baseUrl, parsed.method, `${ADMIN_PREFIX}${parsed.path}`, {
-        token: adminToken(),
-        body: parsed.body,
-      });
+    : await requestJson(baseUrl, parsed.method, `${ADMIN_PREFIX}${parsed.path}`, { token, body: parsed.body });
+  if (res.ok && parsed.follow && res.body?.move) {
+    console.error(`move ${res.body.move.move_uuid} started: ${res.body.move.from} -> ${res.body.move.to}`);
+    res = await followMove(baseUrl, token, parsed.follow, res.body.move.move_uuid);
+    if (res.ok && res.body?.move?.state === "failed") {
+      console.log(JSON.stringify(res.body, null, 2));
+      console.error(`Error: the move failed and was undone; the agency stays on shard ${res.body.move.from}. ${res.body.move.error}`);
+      return 1;
+    }
+  }
   if (res.ok && parsed.print) {
     const { stdout, stderr } = parsed.print(res.body);
     console.log(stdout);

@@ -21,6 +21,7 @@ import { measureSms, seedSmsNumbers, smsBenchVars, smsLines, startFakeTwilio } f
 import { SEARCH, seedBenchmark } from "./bench/seed.mjs";
 import { measureCronSlope } from "./bench/cron-slope.mjs";
 import { measureStorage } from "./bench/storage.mjs";
+import { measureMove, moveBudget, printMove } from "./bench/move.mjs";
 import { Target, baselineConfig, compatibilityDate, runnableConfig } from "./bench/servers.mjs";
 import { ROOT, ensureDevVars, readDevVars } from "./lib/dev-vars.mjs";
 
@@ -43,6 +44,8 @@ const CRON_SHARDS = (process.env.BENCH_CRON_SHARDS || "2,8,32").split(",").map(N
 const CRON_PORT = PORT + 4;
 /** The fake Twilio both Workers send SMS to (scripts/bench/sms.mjs). */
 const TWILIO_PORT = PORT + 5;
+/** The Worker the move scenario moves agencies on (scripts/bench/move.mjs). */
+const MOVE_PORT = PORT + 6;
 const REFERENCE_SIZE = 1_000;
 const LIST = "GET /contacts?limit=20";
 const BY_NAME = `GET /contacts?q=${SEARCH.last}&limit=20`;
@@ -441,6 +444,7 @@ async function main() {
     log("storage per record (a fresh migrated SQLite database, 10,000 of each)");
     results.storage = measureStorage(join(ROOT, "migrations"));
     results.cronSlope = await measureCronSlope({ counts: CRON_SHARDS, port: CRON_PORT, out: OUT, log });
+    results.move = await measureMove({ port: MOVE_PORT, out: OUT, log, connections: CONNECTIONS });
     log("bundle size (wrangler deploy --dry-run)");
     results.bundle = bundleSize(current, join(OUT, "dist"));
     if (baseline) before.bundle = bundleSize(baseline, join(OUT, "baseline", "dist"));
@@ -537,6 +541,7 @@ function budgets(results) {
       ok: results.webhooks.delivered === results.webhooks.events,
     },
     ...cronBudgets(results),
+    ...(results.move ? [moveBudget(results.move)] : []),
     ...listBudgets(results),
     ...oauthBudgets(results),
     ...smsBudgets(results),
@@ -626,6 +631,7 @@ function print(results) {
   console.log(`\nwebhooks: ${webhookLine(w)}`);
   console.log(`\nbundle: ${results.bundle.rawKiB} KiB raw, ${results.bundle.gzipKiB} KiB gzipped\n`);
   printScaling(results);
+  printMove(results.move);
   printLists(results);
   printMcp(results);
   printOAuth(results);

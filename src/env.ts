@@ -2,6 +2,7 @@ import type { AccessGateApi } from "@/lib/auth/gate-protocol";
 import type { ProviderCallback } from "@/domain/provider-callbacks/provider-callback";
 import type { CallMessage } from "@/lib/queues/call-message";
 import type { SmsMessage } from "@/lib/queues/sms-message";
+import type { MoveParams } from "@/lib/shards/move-params";
 import type { SweepMessage } from "@/lib/queues/sweep-message";
 import type { WebhookMessage } from "@/lib/webhooks/webhook-message";
 
@@ -28,6 +29,8 @@ export interface Env {
   SMS_QUEUE: Queue<SmsMessage>;
   /** Producer of the `shard-sweeps` queue: the cron's sweep of each shard (src/jobs/shard-sweep.ts). */
   SWEEP_QUEUE: Queue<SweepMessage>;
+  /** Moves of agencies between shards, one Workflow instance per move (src/jobs/agency-move-workflow.ts). */
+  MOVE_WORKFLOW: Workflow<MoveParams>;
   /** Local development only: "true" also allows http://127.0.0.1:<port> and http://localhost:<port> webhook URLs. */
   ALLOW_LOOPBACK_WEBHOOKS?: string;
   /** Who places Voice AI calls: `simulated` (default) or `vapi`. */

@@ -7,6 +7,7 @@ import { handleWebhookBatch, isWebhookQueue } from "@/jobs/webhooks/consumer";
 import { handleSmsBatch, isSmsQueue } from "@/jobs/sms/consumer";
 
 export { AccessGate } from "@/durable-objects/access-gate";
+export { AgencyMoveWorkflow } from "@/jobs/agency-move-workflow";
 
 export default {
   fetch: app.fetch,

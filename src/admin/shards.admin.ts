@@ -6,7 +6,9 @@ import { assignSmsNumber, smsNumberOf } from "@/domain/messages/sms-numbers";
 import { badRequest, conflict, notFound } from "@/lib/errors";
 import { phoneField } from "@/lib/phone";
 import { jsonBody } from "@/lib/openapi";
-import { moveAgency } from "@/domain/agencies/move-agency";
+import { startMove } from "@/domain/agencies/move-agency";
+import { latestMove, type AgencyMove as AgencyMoveRow } from "@/domain/agencies/agency-moves.repository";
+import { agencyMoveStates } from "@/db/schema";
 import { describeShards, requireShard, type ShardView } from "@/domain/agencies/placement";
 import { nowIso } from "@/lib/time";
 import { adminJson, adminRoute, agencyParams, requireAgency } from "./admin-route";
@@ -41,13 +43,66 @@ const toPublicShard = (s: ShardView) => ({
 
 const shardParams = z.object({ name: shardName.openapi({ param: { name: "name", in: "path" } }) });
 
+const AgencyMove = z
+  .object({
+    move_uuid: z.string().openapi({ description: "The move's id; also the id of its Workflow instance (`wrangler workflows instances describe agency-moves <move_uuid>`)." }),
+    from: z.string().openapi({ description: "The shard the agency moves away from." }),
+    to: z.string().openapi({ description: "The shard it moves to." }),
+    state: z.enum(agencyMoveStates).openapi({
+      description:
+        "`copying`: the agency's writes answer 503 `agency_moving` and its reads are served from the old shard while its rows are " +
+        "copied, a page per step. `verifying`: the row count of every table is compared on both shards. `switching`: the agency " +
+        "lives on the new shard and writes again (each key as soon as its gate is told, within two minutes at most); its old " +
+        "copy is being deleted. `done`: the old copy is gone. `failed`: the move was undone: the agency is whole on its old " +
+        "shard and writes again, the partial copy is deleted, and `error` says why.",
+    }),
+    rows_copied: z.number().int().openapi({ description: "Rows copied to the new shard so far, over every table of the agency." }),
+    rows_total: z.number().int().nullable().openapi({ description: "Rows to copy, counted once the agency's writes are paused; null until then." }),
+    error: z.string().nullable().openapi({ description: "Why the move failed; null unless `state` is `failed`." }),
+    started_at: z.string(),
+    updated_at: z.string(),
+    finished_at: z.string().nullable().openapi({ description: "When the move ended (`done` or `failed`); null while it runs." }),
+  })
+  .openapi("AdminAgencyMove", {
+    example: {
+      move_uuid: "4f6b8a1e-2c3d-4e5f-8a9b-0c1d2e3f4a5b",
+      from: "DB",
+      to: "DB_EU",
+      state: "copying",
+      rows_copied: 12_000,
+      rows_total: 20_431,
+      error: null,
+      started_at: "2026-12-02T15:00:00.000Z",
+      updated_at: "2026-12-02T15:00:04.000Z",
+      finished_at: null,
+    },
+  });
+
+const toPublicMove = (m: AgencyMoveRow) => ({
+  move_uuid: m.id,
+  from: m.fromShard,
+  to: m.toShard,
+  state: m.state,
+  rows_copied: m.rowsCopied,
+  rows_total: m.rowsTotal,
+  error: m.error,
+  started_at: m.createdAt,
+  updated_at: m.updatedAt,
+  finished_at: m.finishedAt,
+});
+
 export const getAgencyRoute = adminRoute({
   method: "get",
   path: "/agencies/{agency_uuid}",
   operationId: "adminGetAgency",
-  summary: "Get an agency, with its shard and region",
+  summary: "Get an agency, with its shard, region and latest move",
   request: { params: agencyParams },
-  responses: { 200: adminJson(z.object({ success, agency: Agency }), "The agency.") },
+  responses: {
+    200: adminJson(
+      z.object({ success, agency: Agency, move: AgencyMove.nullable().openapi({ description: "The agency's latest move (under way or ended); null when it never moved." }) }),
+      "The agency.",
+    ),
+  },
 });
 
 type FoundAgency = Awaited<ReturnType<typeof requireAgency>>;
@@ -60,7 +115,8 @@ async function agencyView(c: { env: AppBindings["Bindings"] }, agency: FoundAgen
 
 const getAgencyHandler: RouteHandler<typeof getAgencyRoute, AppBindings> = async (c) => {
   const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
-  return c.json({ success: true as const, agency: await agencyView(c, agency) }, 200);
+  const [view, move] = await Promise.all([agencyView(c, agency), latestMove(c.env, agency.id)]);
+  return c.json({ success: true as const, agency: view, move: move ? toPublicMove(move) : null }, 200);
 };
 
 const MoveBody = z.strictObject({ shard: shardName }).openapi("AdminMoveAgency", { example: { shard: "DB_EU" } });
@@ -69,32 +125,27 @@ export const moveAgencyRoute = adminRoute({
   method: "post",
   path: "/agencies/{agency_uuid}/move",
   operationId: "adminMoveAgency",
-  summary: "Move an agency to another shard",
+  summary: "Start moving an agency to another shard",
   description:
-    "Copies every record of the agency to the shard named (open or closed), checks the row count of every table on " +
-    "both sides, switches the directory, then deletes the old copy. Meanwhile the agency's writes answer 503 " +
-    "`agency_moving` with `Retry-After`, and its reads keep working; its API keys work before and after. A move that " +
-    "fails is undone (500 naming the reason; the agency stays where it was, whole); one whose Worker dies is undone by " +
-    "the cron within a few minutes. 409 when the agency is already on that shard or already moving.",
+    "Starts a move of the agency to the shard named (open or closed) and answers 202 at once with the move, `copying`. " +
+    "The move runs as a Workflow, in steps of bounded size that resume after a restart: it pauses the agency's writes, " +
+    "copies every record a page at a time, checks the row count of every table on both shards, switches the directory, " +
+    "then deletes the old copy. Meanwhile the agency's writes answer 503 `agency_moving` with `Retry-After`, its reads " +
+    "keep working, every other agency is served as usual, and its API keys work before and after. A step that keeps " +
+    "failing undoes the move (`failed`, with the reason): the agency stays whole where it was and writes again. " +
+    "Follow it with `GET /admin/v1/agencies/{agency_uuid}`. 409 when the agency already lives on that shard, is already " +
+    "being moved, or its previous move is still deleting a copy it left.",
   request: { params: agencyParams, body: jsonBody(MoveBody) },
   responses: {
-    200: adminJson(
-      z.object({
-        success,
-        agency: Agency,
-        move: z.object({ from: z.string(), to: z.string(), rows: z.record(z.string(), z.number().int()).openapi({ description: "Rows copied per table." }) }),
-      }),
-      "The agency, now on its new shard.",
-    ),
+    202: adminJson(z.object({ success, agency: Agency, move: AgencyMove }), "The move has started; the agency is still on its old shard."),
   },
 });
 
 const moveAgencyHandler: RouteHandler<typeof moveAgencyRoute, AppBindings> = async (c) => {
   const agency = await requireAgency(c, c.req.valid("param").agency_uuid);
   const target = await requireShard(c.env, c.req.valid("json").shard);
-  const report = await moveAgency(c.env, agency.location, target.name);
-  const smsNumber = await smsNumberOf(c.env, agency.id);
-  return c.json({ success: true as const, agency: toPublicAgency(agency, { shard: target.name }, target.region, smsNumber), move: report }, 200);
+  const move = await startMove(c.env, agency.location, target.name);
+  return c.json({ success: true as const, agency: await agencyView(c, agency), move: toPublicMove(move) }, 202);
 };
 
 export const listShardsRoute = adminRoute({

@@ -20,6 +20,8 @@ import * as schema from "./schema";
 export interface AgencyTable {
   name: string;
   columns: string[];
+  /** The columns of its primary key: a copy skips a row the target already has under it. */
+  primaryKey: string[];
   scope: string;
   /** Rows of the scope a move does not copy (deleted with the rest by the purge). */
   copyScope?: string;
@@ -29,7 +31,7 @@ export interface AgencyTable {
 
 const AGENCY_ROWS = "agency_id = ?1";
 
-const tablesInCopyOrder: [SQLiteTable, Partial<Omit<AgencyTable, "name" | "columns">>?][] = [
+const tablesInCopyOrder: [SQLiteTable, Partial<Omit<AgencyTable, "name" | "columns" | "primaryKey">>?][] = [
   [schema.agencies, { scope: "id = ?1" }],
   [schema.agencySettings],
   [schema.agencySecrets],
@@ -75,9 +77,12 @@ const tablesInCopyOrder: [SQLiteTable, Partial<Omit<AgencyTable, "name" | "colum
 
 export const agencyTables: readonly AgencyTable[] = tablesInCopyOrder.map(([table, options]) => {
   const config = getTableConfig(table);
+  const primaryKey = config.primaryKeys[0]?.columns.map((c) => c.name) ?? config.columns.filter((c) => c.primary).map((c) => c.name);
+  if (primaryKey.length === 0) throw new Error(`${config.name} has no primary key: a move could not tell a row it already copied`);
   return {
     name: config.name,
     columns: config.columns.map((c) => c.name),
+    primaryKey,
     scope: options?.scope ?? AGENCY_ROWS,
     copyScope: options?.copyScope,
     fenced: options?.fenced ?? ["insert", "update", "delete"],

@@ -143,7 +143,7 @@ describe("agencies", () => {
     });
     const { agency } = res.body;
     expect(agency.region).toBe(agency.shard === "DB" ? "wnam" : "eu");
-    expect((await admin("GET", `/agencies/${agency.agency_uuid}`)).body).toEqual({ success: true, agency });
+    expect((await admin("GET", `/agencies/${agency.agency_uuid}`)).body).toEqual({ success: true, agency, move: null });
   });
 
   it.each([

@@ -1,8 +1,9 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { admin, api, expectError } from "../helpers/http";
+import { seedContacts } from "../helpers/populate";
 import { setupAgencyOn } from "../helpers/factories";
-import { dbOf, shardDb, shardNameOf, TEST_SHARDS } from "../helpers/shards";
+import { dbOf, latestMoveOf, moveEnded, shardDb, shardNameOf, TEST_SHARDS } from "../helpers/shards";
 
 const createAgency = (body: Record<string, unknown>) => admin("POST", "/agencies", { name: "Placed Agency", timezone: "Europe/Berlin", ...body });
 
@@ -85,6 +86,75 @@ describe("GET /admin/v1/agencies", () => {
 
   it("answers 404 for an unknown agency", async () => {
     expectError(await admin("GET", `/agencies/${crypto.randomUUID()}`), 404, "Agency not found", "not_found");
+  });
+});
+
+describe("POST /admin/v1/agencies/{agency_uuid}/move", () => {
+  const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  const move = (agencyUuid: string, shard: string) => admin("POST", `/agencies/${agencyUuid}/move`, { shard });
+
+  it("answers 202 at once with the agency, still where it was, and its move, copying; GET shows the move to its end", async () => {
+    const { agencyUuid } = await setupAgencyOn("DB", "Moving Agency");
+    expect((await admin("GET", `/agencies/${agencyUuid}`)).body.move).toBeNull();
+
+    const res = await move(agencyUuid, "DB_EU");
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    expect(res.body).toEqual({
+      success: true,
+      agency: {
+        agency_uuid: agencyUuid,
+        name: "Moving Agency",
+        timezone: "America/New_York",
+        shard: "DB",
+        region: "wnam",
+        sms_number: null,
+        created_at: iso,
+      },
+      move: {
+        move_uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        from: "DB",
+        to: "DB_EU",
+        state: "copying",
+        rows_copied: 0,
+        rows_total: null,
+        error: null,
+        started_at: iso,
+        updated_at: iso,
+        finished_at: null,
+      },
+    });
+
+    const ended = await moveEnded(agencyUuid);
+    expect(ended).toEqual({
+      ...res.body.move,
+      state: "done",
+      rows_copied: ended.rows_total,
+      rows_total: expect.any(Number),
+      updated_at: iso,
+      finished_at: iso,
+    });
+    expect(ended.rows_total).toBeGreaterThan(0);
+    const got = await admin("GET", `/agencies/${agencyUuid}`);
+    expect(got.body).toEqual({ success: true, agency: { ...res.body.agency, shard: "DB_EU", region: "eu" }, move: ended });
+  });
+
+  it("refuses a second move while one runs with 409, and starts only one", async () => {
+    const { agencyUuid } = await setupAgencyOn("DB");
+    // Enough rows that the first move is still running when the third request arrives.
+    await seedContacts(shardDb("DB"), agencyUuid, 6_000);
+    const answers = await Promise.all([move(agencyUuid, "DB_EU"), move(agencyUuid, "DB_EU"), move(agencyUuid, "DB")]);
+    const started = answers.filter((a) => a.status === 202);
+    expect(started).toHaveLength(1);
+    const message = `The agency is already being moved; wait for that move to finish (GET /admin/v1/agencies/${agencyUuid} shows its progress)`;
+    for (const refused of answers.filter((a) => a.status !== 202)) {
+      if (refused.body.error?.startsWith("The agency already lives")) expectError(refused, 409, "The agency already lives on shard DB", "conflict");
+      else expectError(refused, 409, message, "conflict");
+    }
+    expectError(await move(agencyUuid, "DB_EU"), 409, message, "conflict");
+    expect((await latestMoveOf(agencyUuid))!.move_uuid).toBe(started[0]!.body.move.move_uuid);
+    expect(await moveEnded(agencyUuid)).toMatchObject({ state: "done", to: "DB_EU" });
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM agency_moves WHERE agency_id = ?").bind(agencyUuid).first("n")).toBe(1);
+    expect(await shardNameOf(agencyUuid)).toBe("DB_EU");
   });
 });
 

@@ -1,6 +1,5 @@
 import { env } from "cloudflare:workers";
-import { copyTable, freezeAgency, unfreezeAgency } from "@/db/agency-copy";
-import { agencyTables } from "@/db/agency-tables";
+import { COPY_START, copyRows, freezeAgency, unfreezeAgency } from "@/db/agency-copy";
 import type { Env } from "@/env";
 import { invalidateKey } from "@/lib/auth/gate";
 import { shardDb, shardNameOf } from "./shards";
@@ -34,7 +33,12 @@ async function invalidateKeys(agencyUuid: string) {
 
 /** Ends a held move as a move succeeds: every row copied to the new shard, then the directory switched to it (the old copy stays fenced). */
 export async function finishHeldMove({ agencyUuid, from, to }: HeldMove) {
-  for (const table of agencyTables) await copyTable(shardDb(from), shardDb(to), table, agencyUuid);
+  let cursor = COPY_START;
+  for (;;) {
+    const step = await copyRows(shardDb(from), shardDb(to), agencyUuid, cursor, 5_000);
+    if (step.done) break;
+    cursor = step.next;
+  }
   await env.DB.prepare("UPDATE agency_directory SET shard = ?, moving_to = NULL, leftover_shard = ?, move_heartbeat_at = ? WHERE agency_id = ?")
     .bind(to, from, new Date().toISOString(), agencyUuid)
     .run();

@@ -72,3 +72,27 @@ export async function readEverything(token: string, idFor: (path: string, name: 
   read["/contacts?q=ada"] = (await api("GET", "/contacts?q=ada", { token })).body;
   return read;
 }
+
+/**
+ * `count` contacts of the agency written straight into its shard, a thousand per statement (the
+ * rows travel as one JSON value), as a large agency's would be: `Seeded <n>` by name, every
+ * third one tagged `seeded`. The triggers keep the counters and the search index as the API would.
+ */
+export async function seedContacts(d1: D1Database, agencyUuid: string, count: number) {
+  const contacts = d1.prepare(
+    `INSERT INTO contacts (id, agency_id, first_name, last_name, email, phone, tags, custom_fields, created_at, updated_at)
+     SELECT value ->> 0, ?1, 'Seeded', value ->> 1, value ->> 2, value ->> 3, value ->> 4, '{}', value ->> 5, value ->> 5 FROM json_each(?2)`,
+  );
+  const tags = d1.prepare("INSERT INTO contact_tags (contact_id, agency_id, tag) SELECT value, ?1, 'seeded' FROM json_each(?2)");
+  const start = Date.parse("2026-01-01T00:00:00.000Z");
+  const statements: D1PreparedStatement[] = [];
+  for (let first = 0; first < count; first += 1_000) {
+    const rows = Array.from({ length: Math.min(1_000, count - first) }, (_, j) => {
+      const i = first + j;
+      const tagged = i % 3 === 0;
+      return [crypto.randomUUID(), `${i}`, `seeded-${i}@example.com`, `+1415${String(2_000_000 + i).padStart(7, "0")}`, tagged ? '["seeded"]' : "[]", new Date(start + i * 1000).toISOString()];
+    });
+    statements.push(contacts.bind(agencyUuid, JSON.stringify(rows)), tags.bind(agencyUuid, JSON.stringify(rows.filter((r) => r[4] !== "[]").map((r) => r[0]))));
+  }
+  await d1.batch(statements);
+}

@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import { admin } from "./http";
 
 /** The shards of the tests (wrangler.toml's D1 bindings), registered with these regions by the setup file. */
 export const TEST_SHARDS = [
@@ -43,4 +44,43 @@ export async function agencyOfRow(table: string, id: string): Promise<string | u
     if (row) return row.agency_id;
   }
   return undefined;
+}
+
+/** An agency's move as the operator API shows it (`GET /admin/v1/agencies/{agency_uuid}`). */
+export interface AgencyMoveView {
+  move_uuid: string;
+  from: string;
+  to: string;
+  state: "copying" | "verifying" | "switching" | "done" | "failed";
+  rows_copied: number;
+  rows_total: number | null;
+  error: string | null;
+  started_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+/** The agency's latest move, or null when it never moved. */
+export const latestMoveOf = async (agencyUuid: string) => (await admin("GET", `/agencies/${agencyUuid}`)).body.move as AgencyMoveView | null;
+
+/**
+ * A pause between two requests of a test's loop. In the tests every D1 database answers from the
+ * test's own process: a loop that sends its next request at once never lets the event loop go
+ * idle, and workerd fires no timer until it does, so a move (whose copy pauses on a timer between
+ * chunks, src/db/agency-copy.ts) would wait for the loop to end.
+ */
+export const breather = (ms = 5) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Polls the agency's latest move until it is `done` or `failed`, and returns it. The deadline
+ * reads `performance.now()`, which a faked clock leaves alone.
+ */
+export async function moveEnded(agencyUuid: string, timeoutMs = 60_000): Promise<AgencyMoveView> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const move = await latestMoveOf(agencyUuid);
+    if (move && (move.state === "done" || move.state === "failed")) return move;
+    if (performance.now() > deadline) throw new Error(`the move did not end within ${timeoutMs} ms: ${JSON.stringify(move)}`);
+    await breather(10);
+  }
 }

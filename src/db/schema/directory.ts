@@ -27,9 +27,10 @@ export const shards = sqliteTable("shards", {
 
 /**
  * Where each agency lives. `moving_to` is set while a move copies the agency to another shard
- * (its writes answer 503 meanwhile), with `move_heartbeat_at` renewed as the copy proceeds, so
- * a move whose Worker died is recognised and rolled back. `leftover_shard` names the shard a
- * finished move still has to remove the old copy from.
+ * (its writes answer 503 meanwhile), with `move_heartbeat_at` renewed by every step of the move,
+ * so a move whose workflow stopped is recognised and rolled back. `leftover_shard` names a shard
+ * that still holds a copy to remove: the old copy after a switch, or the partial copy of a move
+ * rolled back.
  */
 export const agencyDirectory = sqliteTable(
   "agency_directory",
@@ -42,6 +43,33 @@ export const agencyDirectory = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [index("agency_directory_shard_idx").on(t.shard)],
+);
+
+/** What a move is doing (docs/decisions/shards-and-moves.md); `done` and `failed` are final. */
+export const agencyMoveStates = ["copying", "verifying", "switching", "done", "failed"] as const;
+export type AgencyMoveState = (typeof agencyMoveStates)[number];
+
+/**
+ * Every move of an agency, the latest shown by the operator API. The id is also the id of the
+ * move's Workflow instance. `rows_total` is counted once the agency is fenced (null before);
+ * `rows_copied` is set, not added to, by each copy step, so a step run twice counts once.
+ */
+export const agencyMoves = sqliteTable(
+  "agency_moves",
+  {
+    id: text("id").primaryKey(),
+    agencyId: text("agency_id").notNull(),
+    fromShard: text("from_shard").notNull(),
+    toShard: text("to_shard").notNull(),
+    state: text("state", { enum: agencyMoveStates }).notNull(),
+    rowsCopied: integer("rows_copied").notNull().default(0),
+    rowsTotal: integer("rows_total"),
+    error: text("error"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    finishedAt: timestamp("finished_at"),
+  },
+  (t) => [index("agency_moves_agency_idx").on(t.agencyId, t.createdAt)],
 );
 
 export const directoryRecordKinds = ["api_key", "member"] as const;

@@ -7,7 +7,7 @@ import { ApiError } from "@/lib/errors";
 import { admin, api } from "../../helpers/http";
 import { setupAgency, setupAgencyOn } from "../../helpers/factories";
 import { createContact, nextPhone } from "../../helpers/path-factories";
-import { dbOf, shardDb } from "../../helpers/shards";
+import { dbOf, moveEnded, shardDb } from "../../helpers/shards";
 
 describe("suppressing a number for the partner", () => {
   it("writes nothing when the contact was deleted between the PATCH's read and its write (the PATCH is then 404)", async () => {
@@ -49,7 +49,8 @@ describe("a suppression when its agency moves", () => {
     await api("PATCH", `/contacts/${contact.contact_uuid}`, { token: agency.token, body: { sms_opt_out: true } });
 
     const moved = await admin("POST", `/agencies/${agency.agencyUuid}/move`, { shard: "DB_EU" });
-    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.status, JSON.stringify(moved.body)).toBe(202);
+    expect(await moveEnded(agency.agencyUuid)).toMatchObject({ state: "done" });
     expect(await shardDb("DB_EU").prepare("SELECT source FROM sms_suppressions WHERE agency_id = ? AND number = ?").bind(agency.agencyUuid, phone).first("source")).toBe("api");
     expect(await shardDb("DB").prepare("SELECT count(*) AS n FROM sms_suppressions WHERE agency_id = ?").bind(agency.agencyUuid).first("n")).toBe(0);
 

@@ -23,7 +23,7 @@ import {
   registerApp,
   visit,
 } from "../../helpers/oauth";
-import { dbOf, shardDb, shardNameOf } from "../../helpers/shards";
+import { dbOf, moveEnded, shardDb, shardNameOf } from "../../helpers/shards";
 import { createEndpoint, stubReceiver } from "../../helpers/webhooks";
 
 const grantRow = async (agencyUuid: string, grantId: string) =>
@@ -461,7 +461,8 @@ describe("Requests with an OAuth token", () => {
     const to = from === "DB" ? "DB_EU" : "DB";
     expect((await api("GET", "/contacts", { token: app.accessToken })).status).toBe(200);
     const moved = await admin("POST", `/agencies/${session.agencyUuid}/move`, { shard: to });
-    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.status, JSON.stringify(moved.body)).toBe(202);
+    expect(await moveEnded(session.agencyUuid)).toMatchObject({ state: "done" });
     // A write: the grant's gate was told of the move, so it reaches the new shard, not the old one's fence.
     expect((await api("POST", "/contacts", { token: app.accessToken, body: { first_name: "After", last_name: "Move" } })).status).toBe(201);
     expect(await shardDb(to).prepare("SELECT id FROM app_grants WHERE id = ?").bind(app.grantId).first("id")).toBe(app.grantId);
