@@ -1,5 +1,5 @@
 import type { AccessGateApi } from "@/lib/auth/gate-protocol";
-import type { ProviderCallback } from "@/domain/provider-callbacks/provider-callback";
+import type { CallbackMessage } from "@/lib/queues/callback-message";
 import type { CallMessage } from "@/lib/queues/call-message";
 import type { SmsMessage } from "@/lib/queues/sms-message";
 import type { MoveParams } from "@/lib/shards/move-params";
@@ -24,7 +24,7 @@ export interface Env {
   /** Producer of the `webhook-deliveries` queue (event delivery, src/jobs/webhooks). */
   WEBHOOK_QUEUE: Queue<WebhookMessage>;
   /** Producer of the `provider-callbacks` queue: verified provider callbacks applied once their agency's move ends (src/jobs/provider-callbacks.ts). */
-  CALLBACK_QUEUE: Queue<ProviderCallback>;
+  CALLBACK_QUEUE: Queue<CallbackMessage>;
   /** Producer of the `sms-sends` queue: outbound SMS, sent by its consumer (src/jobs/sms). */
   SMS_QUEUE: Queue<SmsMessage>;
   /** Producer of the `shard-sweeps` queue: the cron's sweep of each shard (src/jobs/shard-sweep.ts). */

@@ -105,6 +105,17 @@ describe("the structure of src/ (docs/architecture.md)", () => {
     expect(cycles(graph)).toEqual([]);
   });
 
+  it("has no circle of files, type imports counted (as madge finds them)", () => {
+    const known = new Set(files.map((f) => f.path));
+    const fileOf = (module: string) => [`${module}.ts`, `${module}.tsx`, `${module}/index.ts`].find((candidate) => known.has(candidate));
+    const graph = new Map<string, Set<string>>();
+    for (const i of imports) {
+      const target = fileOf(i.to);
+      if (target) graph.set(i.from, (graph.get(i.from) ?? new Set()).add(target));
+    }
+    expect(cycles(graph)).toEqual([]);
+  });
+
   it("keeps SQL in src/domain/ and src/db/", () => {
     const sqlOutside = files
       .filter(({ path }) => !/^(domain|db)\//.test(path))

@@ -2,12 +2,13 @@ import type { Db } from "@/db/client";
 import type { AgencyLocation } from "@/db/shards";
 import type { Logger } from "@/lib/logger";
 import { isAgencyMovingError } from "@/lib/shards/agency-moving";
+import type { CallbackMessage } from "@/lib/queues/callback-message";
 import { applyCallback, callbackLogFields, type ProviderCallback } from "./provider-callback";
 
 export interface AcceptDeps {
   /** The database of a shard, for the live path (a route's request session). */
   dbOf: (shard: string) => Db;
-  queue: Queue<ProviderCallback>;
+  queue: Queue<CallbackMessage>;
   logger: Logger;
 }
 
