@@ -166,7 +166,7 @@ export async function measureSms({ current, agency, baseline = null, baseAgency 
 async function standalone() {
   const { Target, baselineConfig, runnableConfig } = await import("./servers.mjs");
   const { seedBenchmark } = await import("./seed.mjs");
-  const { ROOT, readDevVars } = await import("../lib/dev-vars.mjs");
+  const { ROOT, ensureDevVars, readDevVars } = await import("../lib/dev-vars.mjs");
   const port = Number(process.env.BENCH_PORT || 8799) + 10;
   const out = join(ROOT, ".bench", "sms");
   const log = (line) => console.log(`\x1b[35m[bench sms]\x1b[0m ${line}`);
@@ -180,7 +180,8 @@ async function standalone() {
   const targets = [current, baseline].filter(Boolean);
   process.on("exit", () => targets.forEach((t) => t.stop()));
   try {
-    const pepper = readDevVars().TOKEN_PEPPER;
+    // The Worker serves nothing without a TOKEN_PEPPER: the checkout's .dev.vars gets one if it has none.
+    const pepper = ensureDevVars().vars.TOKEN_PEPPER;
     const currentFile = await current.migrate();
     const [agency] = seedBenchmark(currentFile, { pepper, sizes: [1_000] });
     seedSmsNumbers(currentFile, [agency]);
