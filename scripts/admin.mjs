@@ -361,20 +361,20 @@ function parseCommand(name, args) {
   if (missing.length > 0) throw new UsageError(`Missing ${missing.join(", ")}\n\n${commandUsage(name)}`);
 
   const [method, path, built] = command.request(values);
-  let body = built;
+  let extra = {};
   if (values.data !== undefined) {
     if (method === "GET") throw new UsageError(`--data is not used by ${name} (a GET)`);
-    let extra;
     try {
       extra = JSON.parse(values.data);
     } catch (error) {
       throw new UsageError(`--data is not valid JSON: ${error.message}`);
     }
     if (!extra || typeof extra !== "object" || Array.isArray(extra)) throw new UsageError("--data must be a JSON object");
-    body = { ...body, ...extra };
   }
-  // --all: the same request again from each slice's next_after, until the directory's end.
-  const next = command.slices && values.all ? (after) => command.request({ ...values, after }) : null;
+  const withData = (request) => (values.data === undefined ? request : [request[0], request[1], { ...request[2], ...extra }]);
+  const body = withData([method, path, built])[2];
+  // --all: the same request again from each slice's next_after, until the directory's end, --data in each.
+  const next = command.slices && values.all ? (after) => withData(command.request({ ...values, after })) : null;
   return { method, path, body, print: command.print, slices: next && { key: command.slices, next }, follow: command.follow?.(values) };
 }
 

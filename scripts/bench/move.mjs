@@ -184,7 +184,7 @@ export function printMove(move) {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const started = Date.now();
   const log = (line) => console.log(`\x1b[35m[bench move ${Math.round((Date.now() - started) / 1000)}s]\x1b[0m ${line}`);
-  const port = Number(process.env.BENCH_PORT || 8799) + 5;
+  const port = Number(process.env.BENCH_PORT || 8799) + 6;
   const move = await measureMove({ port, out: join(ROOT, ".bench"), log, connections: Number(process.env.BENCH_CONNECTIONS || 10) });
   printMove(move);
   const budget = moveBudget(move);
