@@ -19,9 +19,11 @@ import { effectiveLimit } from "@/lib/rate-limits";
 import { LastUsedWriter } from "./last-used";
 
 /**
- * A key's cached state lives this long at most. Every change to a key (revoke, renew,
- * rotate, scope or multiplier edit) also invalidates the cache at once; the TTL only bounds
- * the damage if such a call were ever lost.
+ * A key's cached row lives this long at most. Every change to a key (revoke, renew, rotate,
+ * scope or multiplier edit) also invalidates the cache at once; the TTL only bounds the damage
+ * if such a call were ever lost. Where the agency lives is not on this timer: it is kept until
+ * the gate is told otherwise (`invalidate`), and the row's refresh reads the agency's own shard
+ * only (docs/decisions/authentication.md, "The gate keeps the key's shard").
  */
 const KEY_CACHE_MS = 60_000;
 const BUCKET_PREFIX = "bucket:";
@@ -144,7 +146,11 @@ export class AccessGate extends DurableObject<Env> implements AccessGateApi {
     return { outcome: "admitted", caller, decision };
   }
 
-  /** Forget the cached key (or grant tokens and agency): the next request reads them again. */
+  /**
+   * Forget the cached key (or grant tokens and agency), and where the agency lives: the next
+   * request reads the directory again. Every change to where an agency lives or whether it is
+   * moving calls this for each of its keys and grants (src/domain/agencies/move-agency.ts).
+   */
   invalidate(): void {
     this.generation++;
     this.key = undefined;
@@ -263,13 +269,13 @@ export class AccessGate extends DurableObject<Env> implements AccessGateApi {
 
   /**
    * The key's row and where its agency lives: two reads (the directory, then the key on its
-   * shard) once a minute at most, or after an invalidation; every request in between is
-   * answered from memory, so the shard costs a request nothing.
+   * shard) on the first request and after an invalidation; then the row alone, on the shard
+   * already known, once a minute at most. Every request in between is answered from memory.
    */
   private async keyState(keyId: string): Promise<KeyState | null> {
     if (this.key && Date.now() - this.key.loadedAt < KEY_CACHE_MS) return this.key.state;
     const generation = this.generation;
-    const state = await readKeyState(this.env, keyId);
+    const state = await readKeyState(this.env, keyId, this.key?.state);
     // An invalidation that arrived while we were reading wins: don't cache what it replaced.
     if (generation === this.generation) this.key = { state, loadedAt: Date.now() };
     return state;
@@ -308,13 +314,14 @@ export class AccessGate extends DurableObject<Env> implements AccessGateApi {
 
   /**
    * Where the grant's agency lives and the grant's own row (its multiplier, whether it was
-   * revoked): two reads once a minute at most, as a key's, or after an invalidation.
+   * revoked), kept as a key's: the directory on the first request and after an invalidation,
+   * the row on its known shard once a minute at most.
    */
   private async grantState(agencyId: string, grantId: string): Promise<GrantState | null> {
-    const known = this.grant;
-    if (known && known.agencyId === agencyId && Date.now() - known.loadedAt < KEY_CACHE_MS) return known.state;
+    const known = this.grant?.agencyId === agencyId ? this.grant : undefined;
+    if (known && Date.now() - known.loadedAt < KEY_CACHE_MS) return known.state;
     const generation = this.generation;
-    const state = await readGrantState(this.env, agencyId, grantId);
+    const state = await readGrantState(this.env, agencyId, grantId, known?.state);
     if (generation === this.generation) this.grant = { agencyId, state, loadedAt: Date.now() };
     return state;
   }

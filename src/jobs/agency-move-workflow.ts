@@ -28,7 +28,11 @@ import type { MoveParams } from "@/lib/shards/move-params";
 /** About a minute of retries: D1 being briefly unreachable does not undo a move; a lasting failure does. */
 const RETRIED: WorkflowStepConfig = { retries: { limit: 5, delay: "2 seconds", backoff: "exponential" }, timeout: "5 minutes" };
 
-/** How long a key's gate may keep the agency's old shard when it could not be told (its cache's minute, and a margin). */
+/**
+ * How long a key's gate may keep the agency's old shard when it could not be told: its row's
+ * minute, after which it reads the row on the old shard, finds the `moved` fence there and reads
+ * the directory again; and a margin.
+ */
 const GATE_CACHE_WAIT = "2 minutes";
 
 export class AgencyMoveWorkflow extends WorkflowEntrypoint<Env, MoveParams> {

@@ -51,7 +51,10 @@ export class MoveCheckFailed extends Error {
 
 /**
  * Every key and connected app of the agency forgets its cached shard: its next request reads
- * the directory again. False when a gate could not be told (it then learns within its cache's minute).
+ * the directory again. A gate reads the directory only when told so (or when the shard it knows
+ * disagrees: docs/decisions/authentication.md, "The gate keeps the key's shard"), so every change
+ * to where an agency lives or whether it is moving calls this. False when a gate could not be
+ * told: it then learns within its key row's minute, from the fence on the shard it knows.
  */
 async function invalidateAgencyKeys(env: Env, agencyId: string): Promise<boolean> {
   const home = await agencyDb(env, agencyId);
@@ -92,6 +95,8 @@ export async function startMove(env: Env, location: AgencyLocation, target: stri
       .update(agencyDirectory)
       .set({ movingTo: null, moveHeartbeatAt: null })
       .where(and(eq(agencyDirectory.agencyId, agencyId), eq(agencyDirectory.movingTo, target)));
+    // A gate that read the directory meanwhile holds `moving`: it forgets it now.
+    await invalidateAgencyKeys(env, agencyId).catch(() => false);
     const reason = (error as Error).message;
     await endMove(env, id, "failed", moveMessages.notStarted(reason)).catch(() => undefined);
     throw new ApiError("internal_error", moveMessages.notStarted(reason));
@@ -154,9 +159,11 @@ export async function verifyMove(env: Env, p: MoveParams) {
 }
 
 /**
- * Points the directory at the new shard; the old one becomes the leftover to remove. The
- * heartbeat then says when the switch happened (the cron waits two minutes past it before
- * removing the old copy itself). Done already when run again.
+ * Points the directory at the new shard; the old one becomes the leftover to remove, its fence
+ * `moved` (the agency lives elsewhere now: a gate that missed the switch finds that on the shard
+ * it knows when it next reads its row, and reads the directory again). The heartbeat then says
+ * when the switch happened (the cron waits two minutes past it before removing the old copy
+ * itself). Done already when run again.
  */
 export async function switchMove(env: Env, p: MoveParams) {
   const switched = await directoryDb(env)
@@ -168,6 +175,7 @@ export async function switchMove(env: Env, p: MoveParams) {
     const location = await agencyLocation(env, p.agency_id);
     if (location?.shard !== p.to || location.leftoverShard !== p.from) throw new MoveCheckFailed(moveMessages.undone);
   }
+  await freezeAgency(shardDatabase(env, p.from), p.agency_id, "moved", nowIso());
   await recordProgress(env, moveRecord(p), { state: "switching" });
 }
 
@@ -235,7 +243,8 @@ async function workflowStatus(env: Env, moveId: string): Promise<{ alive: boolea
 /**
  * The cron's part: finishes what a move whose workflow stopped for good left behind (its
  * heartbeat two minutes old). A move still copying is rolled back; a leftover copy (the old
- * copy after a switch, two minutes past it so every key's gate has read the directory again, or
+ * copy after a switch, two minutes past it so every key's gate told of nothing has found the
+ * `moved` fence on the old shard within its row's minute and read the directory again, or
  * a rolled-back move's partial copy) is deleted, up to CRON_PURGE_ROWS rows per run. One agency
  * per run, so this never crowds out the rest of the cron's work; the next run takes the next.
  */
