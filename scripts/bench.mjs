@@ -22,6 +22,7 @@ import { SEARCH, seedBenchmark } from "./bench/seed.mjs";
 import { measureCronSlope } from "./bench/cron-slope.mjs";
 import { measureStorage } from "./bench/storage.mjs";
 import { measureMove, moveBudget, printMove } from "./bench/move.mjs";
+import { directoryReadsBudget, measureDirectoryReads, printDirectoryReads } from "./bench/directory-reads.mjs";
 import { Target, baselineConfig, compatibilityDate, runnableConfig } from "./bench/servers.mjs";
 import { ROOT, ensureDevVars, readDevVars } from "./lib/dev-vars.mjs";
 
@@ -445,6 +446,8 @@ async function main() {
     results.storage = measureStorage(join(ROOT, "migrations"));
     results.cronSlope = await measureCronSlope({ counts: CRON_SHARDS, port: CRON_PORT, out: OUT, log });
     results.move = await measureMove({ port: MOVE_PORT, out: OUT, log, connections: CONNECTIONS });
+    // Its own Workers (the current checkout and BENCH_BASELINE's), side by side, on ports of their own.
+    results.directoryReads = await measureDirectoryReads({ out: OUT, log, baseline: BASELINE, connections: CONNECTIONS });
     log("bundle size (wrangler deploy --dry-run)");
     results.bundle = bundleSize(current, join(OUT, "dist"));
     if (baseline) before.bundle = bundleSize(baseline, join(OUT, "baseline", "dist"));
@@ -545,6 +548,8 @@ function budgets(results) {
     ...listBudgets(results),
     ...oauthBudgets(results),
     ...smsBudgets(results),
+    // Last: the baseline has no line of its own for it (this one names both figures).
+    ...(results.directoryReads ? [directoryReadsBudget(results.directoryReads)] : []),
   ];
 }
 
@@ -632,6 +637,7 @@ function print(results) {
   console.log(`\nbundle: ${results.bundle.rawKiB} KiB raw, ${results.bundle.gzipKiB} KiB gzipped\n`);
   printScaling(results);
   printMove(results.move);
+  printDirectoryReads(results.directoryReads);
   printLists(results);
   printMcp(results);
   printOAuth(results);

@@ -24,7 +24,7 @@ export function findD1File(stateDir) {
 const iso = (ms) => new Date(ms).toISOString();
 
 /** Same format and hash as src/lib/auth/tokens.ts: `<prefix>_<key id hex><secret>`. */
-function makeToken(keyId, pepper) {
+export function makeToken(keyId, pepper) {
   const token = `pa_${keyId.replaceAll("-", "")}${randomBytes(32).toString("base64url")}`;
   const hash = pepper
     ? createHmac("sha256", pepper).update(token).digest("hex")

@@ -14,7 +14,7 @@ import { nodeBinary, wranglerEnv } from "../lib/wrangler.mjs";
 const run = promisify(execFile);
 
 /** A port free right now (the OS picks it), for a server that needs one of its own. */
-function freePort() {
+export function freePort() {
   return new Promise((done, fail) => {
     const server = createServer();
     server.on("error", fail);
