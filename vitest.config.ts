@@ -7,6 +7,12 @@ export const TEST_ADMIN_TOKEN = "test-admin-token";
 export const TEST_TOKEN_PEPPER = "test-token-pepper-9c4e1f0a7b2d";
 
 const alias = { "@": path.join(import.meta.dirname, "src") };
+// In workerd the tests import zod as the deployed bundle does (wrangler.toml `[alias]`,
+// build/zod.mjs), so they run the Worker's own zod; `zod/v4` and the Node tests get zod itself.
+const workerAlias = [
+  { find: "@", replacement: alias["@"] },
+  { find: /^zod$/, replacement: path.join(import.meta.dirname, "build", "zod.mjs") },
+];
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
@@ -15,7 +21,7 @@ export default defineConfig(async () => {
       projects: [
         {
           // The API through HTTP against real local D1, Durable Objects and Queues, inside workerd.
-          resolve: { alias },
+          resolve: { alias: workerAlias },
           plugins: [
             cloudflareTest({
               wrangler: { configPath: "./wrangler.toml" },

@@ -9,10 +9,9 @@
 import { execFileSync } from "node:child_process";
 import { createServer } from "node:http";
 import { performance } from "node:perf_hooks";
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
-import { gzipSync } from "node:zlib";
 import { FEW_REQUESTS, alternate, measure, metrics } from "./bench/measure.mjs";
 import { BULK_ITEMS, measureBulk, measureDeepPages } from "./bench/lists.mjs";
 import { measureMcp } from "./bench/mcp.mjs";
@@ -24,6 +23,8 @@ import { measureStorage } from "./bench/storage.mjs";
 import { measureMove, moveBudget, printMove } from "./bench/move.mjs";
 import { directoryReadsBudget, measureDirectoryReads, printDirectoryReads } from "./bench/directory-reads.mjs";
 import { Target, baselineConfig, compatibilityDate, runnableConfig } from "./bench/servers.mjs";
+import { buildFloor, bundleSizeOf, measureStartup, startupBudgets, startupLines } from "./bench/startup.mjs";
+import { nodeBinary, wranglerEnv } from "./lib/wrangler.mjs";
 import { ROOT, ensureDevVars, readDevVars } from "./lib/dev-vars.mjs";
 
 const PORT = Number(process.env.BENCH_PORT || 8799);
@@ -257,15 +258,7 @@ async function webhookThroughput(base, agency) {
 
 function bundleSize(target, dist) {
   target.build(dist);
-  let raw = 0;
-  let gzipped = 0;
-  for (const file of readdirSync(dist)) {
-    if (!/\.(m?js|wasm)$/.test(file)) continue;
-    const bytes = readFileSync(join(dist, file));
-    raw += statSync(join(dist, file)).size;
-    gzipped += gzipSync(bytes, { level: 9 }).length;
-  }
-  return { rawKiB: +(raw / 1024).toFixed(1), gzipKiB: +(gzipped / 1024).toFixed(1) };
+  return bundleSizeOf(dist);
 }
 
 /** The commit a checkout is at, with `+changes` when its tracked files differ from it. */
@@ -451,9 +444,14 @@ async function main() {
     log("bundle size (wrangler deploy --dry-run)");
     results.bundle = bundleSize(current, join(OUT, "dist"));
     if (baseline) before.bundle = bundleSize(baseline, join(OUT, "baseline", "dist"));
+    const floorWorker = buildFloor({ out: join(OUT, "floor"), projectConfig, node: nodeBinary(), wranglerJs: join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js"), env: wranglerEnv() });
+    const builtWorkers = [{ label: "current", dist: join(OUT, "dist"), config: projectConfig }];
+    if (baseline) builtWorkers.push({ label: "baseline", dist: join(OUT, "baseline", "dist"), config: baseline.config });
+    results.startup = await measureStartup({ workers: builtWorkers, floor: floorWorker, out: join(OUT, "startup"), root: ROOT, log });
+    if (before) before.startup = { rounds: results.startup.rounds, floor: results.startup.floor, baseline: results.startup.baseline };
     results.budgets = budgets(results);
     if (before) {
-      before.budgets = budgets(before);
+      before.budgets = budgets(before, "baseline");
       results.baseline = before;
     }
     results.elapsedSeconds = Math.round((Date.now() - started) / 1000);
@@ -511,7 +509,7 @@ function cronBudgets(results) {
   ];
 }
 
-function budgets(results) {
+function budgets(results, side = "current") {
   const [small] = SIZES;
   const reads = results.scenarios.filter((s) => s.size !== null && s.d1RoundTrips !== undefined && s.name.startsWith("GET"));
   const post = find(results, "POST /contacts", small);
@@ -532,7 +530,7 @@ function budgets(results) {
       value: `max ${1 + Math.max(...reads.map((s) => s.d1RoundTrips))}`,
       ok: reads.every((s) => 1 + s.d1RoundTrips <= 2),
     },
-    { budget: "bundle < 400 KiB gzipped", value: `${results.bundle.gzipKiB} KiB`, ok: results.bundle.gzipKiB < 400 },
+    ...startupBudgets(results, side),
     {
       budget: "an event costs one statement in its write's batch (POST /contacts)",
       value: `${post.d1RoundTrips} trip, ${post.d1Statements} statements`,
@@ -635,6 +633,7 @@ function print(results) {
     `(while ${results.connections} connections create them); from the create's response to the delivery p50 ${w.p50} ms, p99 ${w.p99} ms`;
   console.log(`\nwebhooks: ${webhookLine(w)}`);
   console.log(`\nbundle: ${results.bundle.rawKiB} KiB raw, ${results.bundle.gzipKiB} KiB gzipped\n`);
+  for (const line of startupLines(results.startup)) console.log(line);
   printScaling(results);
   printMove(results.move);
   printDirectoryReads(results.directoryReads);

@@ -36,9 +36,9 @@ export function compatibilityDate(configPath) {
  * A copy of a wrangler.toml, written to `outDir`, that runs the same Worker without wrangler
  * writing next to the original: wrangler keeps its scratch files (.wrangler/) in the config's
  * folder, which would put them into another checkout, or into scripts/ where the linter reads
- * them. `main`, the assets folder and `migrations_dir` are made absolute, so they still point
- * at the original's. Options: `dropBuild` drops the `[build]` step, `suffix` renames the Worker
- * (wrangler's dev registry keys Workers by name).
+ * them. `main`, the assets folder, `migrations_dir` and `[alias]` paths are made absolute, so
+ * they still point at the original's. Options: `dropBuild` drops the `[build]` step, `suffix`
+ * renames the Worker (wrangler's dev registry keys Workers by name).
  */
 export function runnableConfig(path, outDir, { dropBuild = false, suffix = "" } = {}) {
   const source = resolve(path);
@@ -58,7 +58,11 @@ export function runnableConfig(path, outDir, { dropBuild = false, suffix = "" } 
     const key = entry?.[2];
     const isPath =
       (section === "" && key === "main") || (section === "assets" && key === "directory") || (section === "d1_databases" && key === "migrations_dir");
-    if (entry && isPath) {
+    // `[alias]` values that are paths (wrangler resolves them from the config's folder).
+    const alias = section === "alias" ? /^(\s*"[^"]+"\s*=\s*)"(\.{1,2}\/[^"]*)"(.*)$/.exec(line) : null;
+    if (alias) {
+      out.push(`${alias[1]}${JSON.stringify(resolve(from, alias[2]))}${alias[3]}`);
+    } else if (entry && isPath) {
       const value = isAbsolute(entry[4]) ? entry[4] : resolve(from, entry[4]);
       out.push(`${entry[1]}${key}${entry[3]}${JSON.stringify(value)}${entry[5]}`);
     } else if (entry && section === "" && key === "name" && suffix) {

@@ -1,8 +1,7 @@
-import { IANAZone } from "luxon";
 import type { WorkingDay } from "@/db/schema";
 import { givesNotice, withBuffer, type BookingRules } from "@/lib/booking-rules";
 import { dateMs, datesBetween, minutesOfDay, nextDate, previousDate, wallClockInstant, weekdayOf } from "@/lib/local-dates";
-import { utcToWallClock } from "@/lib/zoned-time";
+import { utcToWallClock, zoneOffset } from "@/lib/zoned-time";
 
 /** A calendar's working hours, with the slot length in force (its own, else the agency's default). */
 export interface WorkingHours {
@@ -41,7 +40,6 @@ export interface ZonedSlot extends Slot {
 export function slotsOnDate(hours: WorkingHours, date: string): ZonedSlot[] {
   const weekday = weekdayOf(date);
   const step = hours.slotMinutes * 60_000;
-  const zone = IANAZone.create(hours.timezone);
   const candidates: ZonedSlot[] = [];
   for (const range of hours.days) {
     if (range.weekday !== weekday) continue;
@@ -50,9 +48,9 @@ export function slotsOnDate(hours: WorkingHours, date: string): ZonedSlot[] {
     if (from === null || to === null) continue;
     // Offsets come from the tz database: asked once per range when both ends agree (no zone
     // changes its offset twice within a day), per slot when a DST change falls inside the range.
-    const fromOffset = zone.offset(from);
-    const steady = fromOffset === zone.offset(to);
-    const offsetAt = (t: number) => (steady ? fromOffset : zone.offset(t));
+    const fromOffset = zoneOffset(hours.timezone, from);
+    const steady = fromOffset === zoneOffset(hours.timezone, to);
+    const offsetAt = (t: number) => (steady ? fromOffset : zoneOffset(hours.timezone, t));
     for (let t = from; t + step <= to && t + step <= LAST_SLOT_END; t += step) {
       candidates.push({ start: t, end: t + step, startOffset: offsetAt(t), endOffset: offsetAt(t + step) });
     }

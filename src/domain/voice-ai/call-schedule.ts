@@ -1,9 +1,8 @@
-import { DateTime } from "luxon";
 import { MAX_QUEUE_DELAY_SECONDS, secondsUntil } from "@/lib/queues/call-message";
 import { describeWindow, isWithinWindow, openingAtOrAfter, type CallingWindow } from "@/lib/calling-window";
 import { badRequest } from "@/lib/errors";
 import { DAY_MS } from "@/lib/time";
-import { wallClockToUtc, type WallClockResolution } from "@/lib/zoned-time";
+import { parseOffsetInstant, wallClockToUtc, type WallClockResolution } from "@/lib/zoned-time";
 import { MAX_SCHEDULE_DAYS, voiceMessages } from "./voice-ai.rules";
 
 export interface CallTiming {
@@ -30,9 +29,9 @@ const WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-](
  */
 export function parseScheduledAt(value: string, timezone: string): { utc: Date; resolution: WallClockResolution } {
   if (WITH_OFFSET.test(value)) {
-    const dt = DateTime.fromISO(value, { setZone: true });
-    if (!dt.isValid) throw badRequest(voiceMessages.scheduledFormat);
-    return { utc: dt.toJSDate(), resolution: "exact" };
+    const instant = parseOffsetInstant(value);
+    if (instant === null) throw badRequest(voiceMessages.scheduledFormat);
+    return { utc: new Date(instant), resolution: "exact" };
   }
   const resolved = wallClockToUtc(value, timezone);
   if (!resolved) throw badRequest(voiceMessages.scheduledFormat);
