@@ -270,7 +270,7 @@ async function standalone() {
   const { Target, baselineConfig, runnableConfig } = await import("./servers.mjs");
   const { seedBenchmark } = await import("./seed.mjs");
   const { ROOT, ensureDevVars, readDevVars } = await import("../lib/dev-vars.mjs");
-  const port = Number(process.env.BENCH_PORT || 8799) + 20;
+  const port = Number(process.env.BENCH_PORT || 8799) + 30;
   const out = join(ROOT, ".bench", "bulk");
   const started = Date.now();
   const log = (line) => console.log(`\x1b[35m[bench bulk ${Math.round((Date.now() - started) / 1000)}s]\x1b[0m ${line}`);
