@@ -6,6 +6,8 @@ import { api, BASE, expectError } from "../../helpers/http";
 import { setupAgency, type TestAgency } from "../../helpers/factories";
 import { createContact, createPath } from "../../helpers/path-factories";
 import { dbOf, shardDb, TEST_SHARDS } from "../../helpers/shards";
+import { createEndpoint, webhookEnv } from "../../helpers/webhooks";
+import { apiWithEnv } from "../../helpers/voice-factories";
 
 const BULK_SIZE = "contacts must be an array of 1 to 100 contacts";
 
@@ -316,6 +318,36 @@ function shardsWithWriterBetween(between: () => Promise<void>) {
     });
   return Object.fromEntries(TEST_SHARDS.map(({ name }) => [name, wrap(shardDb(name))]));
 }
+
+describe("POST /contacts/bulk and webhooks", () => {
+  it("publishes a delivery for each created and updated contact to a subscribed endpoint, and nothing without one", async () => {
+    const agency = await setupAgency();
+    const items = hundred().slice(0, 3);
+    const quiet = webhookEnv();
+    const first = await apiWithEnv(quiet.env, "POST", "/contacts/bulk", agency.token, { contacts: items });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(quiet.sent).toEqual([]);
+
+    const { endpoint } = await createEndpoint(agency.token, { events: ["contact.created", "contact.updated"] });
+    const subscribed = webhookEnv();
+    const second = await apiWithEnv(subscribed.env, "POST", "/contacts/bulk", agency.token, {
+      contacts: [...hundred().slice(3, 5), { ...items[0], last_name: "Renamed" }],
+    });
+    expect(second.body.results.map((r: { status: string }) => r.status)).toEqual(["created", "created", "updated"]);
+    const events = (await api("GET", "/events?limit=10", { token: agency.token })).body.events as { event_uuid: string; type: string; data: { object: { contact_uuid: string } } }[];
+    const created = new Set([second.body.results[0].contact_uuid, second.body.results[1].contact_uuid]);
+    const expected = events
+      .filter((e) => e.type === "contact.updated" || (e.type === "contact.created" && created.has(e.data.object.contact_uuid)))
+      .map((e) => `${e.event_uuid}:${endpoint.webhook_endpoint_uuid}`);
+    expect(expected).toHaveLength(3);
+    // Each event holds the contact as the batch left it: the record a GET answers.
+    for (const uuid of created) {
+      const event = events.find((e) => e.type === "contact.created" && e.data.object.contact_uuid === uuid)!;
+      expect(event.data.object).toEqual((await api("GET", `/contacts/${uuid}`, { token: agency.token })).body.contact);
+    }
+    expect(subscribed.sent.map((m) => m.body.delivery_id).sort()).toEqual(expected.sort());
+  });
+});
 
 describe("POST /contacts/bulk after a clash", () => {
   it("decides the whole request again against what the other writer left, in two round trips more, each item exact", async () => {
