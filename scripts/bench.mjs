@@ -555,7 +555,7 @@ function budgets(results) {
  * the current one without the search index's triggers, started for this scenario alone.
  */
 async function bulkScenario(current, agency, baseline, pepper, side) {
-  const unindexed = await startUnindexed({ port: UNINDEXED_PORT, out: OUT, pepper });
+  const unindexed = await startUnindexed({ port: UNINDEXED_PORT, out: OUT, pepper, sizes: SIZES });
   try {
     await unindexed.target.waitReady();
     const workers = [

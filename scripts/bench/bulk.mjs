@@ -138,7 +138,7 @@ export async function measureBulk(workers, { rounds, warmup, seconds, connection
     const scenarios = scenariosOf(w.agency);
     byKey[w.key] = { label: w.label, scenarios, rows: await perContact(w.base, scenarios) };
     if (w.key !== "unindexed") {
-      log(`bulk clash on ${w.label}: ${BULK_CLASH_REQUESTS} requests with the same ${BULK_ITEMS} new contacts at once`);
+      log(`bulk clash on ${w.label}: ${BULK_CLASH_REQUESTS} requests at once sharing ${BULK_ITEMS / 2} of their ${BULK_ITEMS} new contacts`);
       byKey[w.key].clash = await clash(w.base, scenarios);
     }
   }
@@ -242,9 +242,9 @@ export function bulkLines(bulk, connections) {
 
 /**
  * A Worker of the current checkout whose search index has no triggers, on its own state, seeded
- * with one agency of 1,000 contacts; stop it when done.
+ * with agencies of `sizes` contacts as the current Worker's (the first is measured); stop it when done.
  */
-export async function startUnindexed({ port, out, pepper }) {
+export async function startUnindexed({ port, out, pepper, sizes = [1_000] }) {
   const { Target, runnableConfig } = await import("./servers.mjs");
   const { seedBenchmark } = await import("./seed.mjs");
   const { ROOT } = await import("../lib/dev-vars.mjs");
@@ -259,7 +259,7 @@ export async function startUnindexed({ port, out, pepper }) {
     vars: { LOG_LEVEL: "silent", BENCH_METRICS: "on" },
   });
   const file = await target.migrate();
-  const [agency] = seedBenchmark(file, { pepper, sizes: [1_000] });
+  const [agency] = seedBenchmark(file, { pepper, sizes });
   dropSearchIndexTriggers(file);
   await target.start();
   return { target, agency };
