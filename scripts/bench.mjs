@@ -13,7 +13,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { FEW_REQUESTS, alternate, measure, metrics } from "./bench/measure.mjs";
-import { BULK_ITEMS, measureBulk, measureDeepPages } from "./bench/lists.mjs";
+import { measureDeepPages } from "./bench/lists.mjs";
+import { bulkBudgets, bulkLines, measureBulk, startUnindexed } from "./bench/bulk.mjs";
 import { measureMcp } from "./bench/mcp.mjs";
 import { measureOAuth } from "./bench/oauth.mjs";
 import { measureSms, seedSmsNumbers, smsBenchVars, smsLines, startFakeTwilio } from "./bench/sms.mjs";
@@ -48,6 +49,8 @@ const CRON_PORT = PORT + 4;
 const TWILIO_PORT = PORT + 5;
 /** The Worker the move scenario moves agencies on (scripts/bench/move.mjs). */
 const MOVE_PORT = PORT + 6;
+/** The current Worker without the search index's triggers (scripts/bench/bulk.mjs). */
+const UNINDEXED_PORT = PORT + 7;
 const REFERENCE_SIZE = 1_000;
 const LIST = "GET /contacts?limit=20";
 const BY_NAME = `GET /contacts?q=${SEARCH.last}&limit=20`;
@@ -419,10 +422,8 @@ async function main() {
 
     // Before the webhooks: their endpoint would also receive the bulk scenario's events.
     const side = { rounds: ROUNDS, warmup: AB_WARMUP, seconds: AB_SECONDS, connections: CONNECTIONS, log };
-    results.lists = {
-      deep: await measureDeepPages(current.base, agencies[agencies.length - 1], side),
-      bulk: await measureBulk(current.base, agencies[0], side),
-    };
+    results.lists = { deep: await measureDeepPages(current.base, agencies[agencies.length - 1], side) };
+    results.bulk = await bulkScenario(current, agencies[0], baseline && { target: baseline, agency: baseAgencies[0] }, pepper, side);
     results.mcp = await measureMcp(current.base, agencies[0], side);
     results.oauth = await measureOAuth(current.base, agencies[0], { ...side, adminToken: BENCH_ADMIN_TOKEN, multiplier: 10_000 });
 
@@ -546,9 +547,29 @@ function budgets(results, side = "current") {
     ...listBudgets(results),
     ...oauthBudgets(results),
     ...smsBudgets(results),
+    ...bulkBudgets(results.bulk),
     // Last: the baseline has no line of its own for it (this one names both figures).
     ...(results.directoryReads ? [directoryReadsBudget(results.directoryReads)] : []),
   ];
+}
+
+/**
+ * Bulk upsert against single POSTs on the current Worker, the baseline's when there is one, and
+ * the current one without the search index's triggers, started for this scenario alone.
+ */
+async function bulkScenario(current, agency, baseline, pepper, side) {
+  const unindexed = await startUnindexed({ port: UNINDEXED_PORT, out: OUT, pepper, sizes: SIZES });
+  try {
+    await unindexed.target.waitReady();
+    const workers = [
+      { key: "current", label: "current", base: current.base, agency },
+      ...(baseline ? [{ key: "baseline", label: "baseline", base: baseline.target.base, agency: baseline.agency }] : []),
+      { key: "unindexed", label: "without search index", base: unindexed.target.base, agency: unindexed.agency },
+    ];
+    return await measureBulk(workers, side);
+  } finally {
+    unindexed.target.stop();
+  }
 }
 
 /** Outbound SMS through the queue (issue 29): nothing accepted is lost or sent twice, and accepting does not wait for Twilio. */
@@ -658,7 +679,8 @@ function print(results) {
 
 /** Deep pages and bulk upsert (docs/api-guide.md, Paging, syncing and bulk upsert). */
 function printLists(results) {
-  const { deep, bulk } = results.lists ?? {};
+  const { deep } = results.lists ?? {};
+  const { bulk } = results;
   if (deep) {
     console.log(`the last page of ${thousands(deep.total)} contacts (depth ${thousands(deep.depth)}) by cursor and by page number, against the first page; medians of ${deep.sides.first.rounds.length} rounds side by side:`);
     const header = `${pad("request", 52)}${padL("req/s", 8)}${padL("p50 ms", 8)}${padL("p99 ms", 8)}${padL("rows read", 11)}${padL("D1 trips", 10)}`;
@@ -670,16 +692,7 @@ ${"-".repeat(header.length)}`);
     if (Object.values(deep.sides).some(few)) console.log(FEW_NOTE);
     console.log("");
   }
-  if (bulk) {
-    console.log(`contacts per second, ${results.connections} connections, medians of ${bulk.single.rounds.length} rounds A B A B:`);
-    const header = `${pad("request", 36)}${padL("req/s", 8)}${padL("contacts/s", 12)}${padL("p50 ms", 8)}${padL("p99 ms", 8)}${padL("rows read", 11)}${padL("D1 trips", 10)}${padL("D1 stmts", 10)}`;
-    console.log(`${header}
-${"-".repeat(header.length)}`);
-    for (const [name, s] of [["POST /contacts", bulk.single], [`POST /contacts/bulk (${BULK_ITEMS} new)`, bulk.bulk]]) {
-      console.log(`${pad(name, 36)}${padL(s.rps, 8)}${padL(s.contactsPerSecond, 12)}${padL(s.p50, 8)}${padL(s.p99, 8)}${padL(s.rowsRead, 11)}${padL(s.d1RoundTrips, 10)}${padL(s.d1Statements, 10)}`);
-    }
-    console.log(`bulk / single: ${(bulk.bulk.contactsPerSecond / Math.max(bulk.single.contactsPerSecond, 1)).toFixed(1)}x the contacts per second\n`);
-  }
+  for (const line of bulkLines(bulk, results.connections)) console.log(line);
 }
 
 function printOAuth(results) {

@@ -117,5 +117,16 @@ describe("request context and the error envelope", () => {
     const on = await app.fetch(request(), { ...env, BENCH_METRICS: "on" }, createExecutionContext());
     expect(on.status).toBe(200);
     expect(Number(on.headers.get("X-Bench-Rows-Read"))).toBeGreaterThanOrEqual(1);
+    expect(off.headers.get("X-Bench-Rows-Written")).toBeNull();
+    // A read writes nothing; a create writes its row, its event and what their triggers keep.
+    expect(on.headers.get("X-Bench-Rows-Written")).toBe("0");
+    const create = new Request("https://x.test/api/v2/contacts", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "X-Bench-Rows-Read": "1", "Content-Type": "application/json" },
+      body: JSON.stringify({ first_name: "Grace", last_name: "Hopper" }),
+    });
+    const created = await app.fetch(create, { ...env, BENCH_METRICS: "on" }, createExecutionContext());
+    expect(created.status).toBe(201);
+    expect(Number(created.headers.get("X-Bench-Rows-Written"))).toBeGreaterThanOrEqual(2);
   });
 });

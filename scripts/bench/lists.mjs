@@ -1,12 +1,9 @@
 // Lists that scale (issue 20), measured by `npm run bench` on the current Worker:
-// - the last page of the 100,000-contact agency by cursor and by page number, against its
-//   first page: rows read and p99, side by side (A B C, A B C, ...);
-// - contacts per second through POST /contacts/bulk (100 a request) against POST /contacts,
-//   same connections, alternating.
+// the last page of the 100,000-contact agency by cursor and by page number, against its first
+// page: rows read and p99, side by side (A B C, A B C, ...). Bulk upsert is scripts/bench/bulk.mjs.
 import { alternate, metrics } from "./measure.mjs";
 
 const PAGE = 20;
-export const BULK_ITEMS = 100;
 
 async function getJson(base, path, headers) {
   const res = await fetch(`${base}${path}`, { headers });
@@ -53,52 +50,5 @@ export async function measureDeepPages(base, agency, { rounds, warmup, seconds, 
     depth,
     page: lastPage,
     sides: Object.fromEntries(sides.map((s) => [s.key, { name: s.scenario.name, ...medians[s.key], ...rows[s.key], rounds: each.map((r) => r[s.key]) }])),
-  };
-}
-
-/** Contacts a second through POST /contacts/bulk against POST /contacts, alternating, the same connections. */
-export async function measureBulk(base, agency, { rounds, warmup, seconds, connections, log }) {
-  const headers = { Authorization: `Bearer ${agency.token}`, "Content-Type": "application/json" };
-  let n = 0;
-  const unique = () => `${Date.now().toString(36)}-${(n++).toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-  const contact = () => {
-    const id = unique();
-    return { first_name: "Bulk", last_name: "Sync", email: `b-${id}@bench.example`, external_id: `crm-${id}`, tags: ["bench"] };
-  };
-  const sides = [
-    {
-      key: "single",
-      base,
-      scenario: { name: "POST /contacts", method: "POST", path: "/api/v2/contacts", headers, body: () => JSON.stringify(contact()) },
-    },
-    {
-      key: "bulk",
-      base,
-      scenario: {
-        name: `POST /contacts/bulk (${BULK_ITEMS} new)`,
-        method: "POST",
-        path: "/api/v2/contacts/bulk",
-        headers,
-        body: () => JSON.stringify({ contacts: Array.from({ length: BULK_ITEMS }, contact) }),
-        check: (body) =>
-          body?.results?.length === BULK_ITEMS && body.results.every((r) => r.status === "created")
-            ? undefined
-            : `expected ${BULK_ITEMS} created: ${JSON.stringify(body).slice(0, 300)}`,
-      },
-    },
-  ];
-  const rows = {};
-  for (const side of sides) rows[side.key] = await metrics(base, side.scenario);
-  log(`contacts per second: POST /contacts/bulk (${BULK_ITEMS} a request) vs POST /contacts, ${rounds} rounds A B A B`);
-  const { rounds: each, medians } = await alternate(sides, {
-    rounds,
-    warmup,
-    seconds,
-    connections,
-    onRound: (r, round) => log(`  round ${r}: single ${round.single.rps} contacts/s, bulk ${round.bulk.rps * BULK_ITEMS} contacts/s`),
-  });
-  return {
-    single: { ...medians.single, contactsPerSecond: medians.single.rps, ...rows.single, rounds: each.map((r) => r.single) },
-    bulk: { ...medians.bulk, contactsPerSecond: Math.round(medians.bulk.rps * BULK_ITEMS), ...rows.bulk, rounds: each.map((r) => r.bulk) },
   };
 }

@@ -18,7 +18,9 @@ const written = new WeakMap<Db, string[]>();
  * RETURNED_IDS: a statement that may write several events, whose ids its RETURNING gives.
  */
 const RETURNED_IDS = Symbol("ids in the statement's RETURNING");
-const pending = new WeakMap<object, string | typeof RETURNED_IDS>();
+/** `ids`: events of one type and agency, all with deliveries or none, as the statement's one row says. */
+type Pending = string | typeof RETURNED_IDS | { ids: readonly string[] };
+const pending = new WeakMap<object, Pending>();
 
 export const eventsWrittenBy = (db: Db): readonly string[] => written.get(db) ?? [];
 
@@ -36,6 +38,12 @@ export const awaitsCommit = (statement: object, eventId: string) => void pending
 export const awaitsCommitOfEach = (statement: object) => void pending.set(statement, RETURNED_IDS);
 
 /**
+ * Marks a statement answering one row whose `subscribers` counts the endpoints subscribed to the
+ * events `eventIds` (all of one type and agency, written earlier in the same batch).
+ */
+export const awaitsCommitOfAll = (statement: object, eventIds: readonly string[]) => void pending.set(statement, { ids: eventIds });
+
+/**
  * Runs `statements` as one batch (one transaction, one round trip) and notes which of its events
  * got deliveries: only those are published after the request, so a write of an agency without
  * webhook endpoints costs no round trip beyond its own batch.
@@ -48,7 +56,9 @@ export async function commit<U extends BatchItem<"sqlite">, T extends Readonly<[
     if (id === undefined) return;
     pending.delete(statement);
     const rows = (results as unknown[])[i] as { subscribers: number; id?: string }[];
-    if (id === RETURNED_IDS) {
+    if (typeof id === "object") {
+      if (rows[0] && rows[0].subscribers > 0) for (const each of id.ids) publishAfterWrite(db, each);
+    } else if (id === RETURNED_IDS) {
       for (const row of rows) if (row.subscribers > 0 && row.id) publishAfterWrite(db, row.id);
     } else if (rows[0] && rows[0].subscribers > 0) publishAfterWrite(db, id);
   });

@@ -15,11 +15,14 @@ export interface RowsReadRecorder {
   roundTrips(): number;
   /** SQL statements sent to D1, counting each statement of a batch. */
   statements(): number;
+  /** Rows written by the statements whose metadata D1 returns (batches, `run`, `all`), triggers' writes included. */
+  written(): number;
   total(): Promise<number>;
 }
 
 export function recordRowsRead(session: D1DatabaseSession, db: D1Database): RowsReadRecorder {
   let direct = 0;
+  let written = 0;
   let trips = 0;
   let statements = 0;
   const rerun: Bound[] = [];
@@ -36,6 +39,7 @@ export function recordRowsRead(session: D1DatabaseSession, db: D1Database): Rows
             statements++;
             const result = await target[prop]();
             direct += result.meta?.rows_read ?? 0;
+            written += result.meta?.rows_written ?? 0;
             return result;
           };
         }
@@ -63,7 +67,10 @@ export function recordRowsRead(session: D1DatabaseSession, db: D1Database): Rows
           trips++;
           statements += batch.length;
           const results = await target.batch(batch.map((s) => real.get(s) ?? s));
-          for (const r of results) direct += r.meta?.rows_read ?? 0;
+          for (const r of results) {
+            direct += r.meta?.rows_read ?? 0;
+            written += r.meta?.rows_written ?? 0;
+          }
           return results;
         };
       }
@@ -76,6 +83,7 @@ export function recordRowsRead(session: D1DatabaseSession, db: D1Database): Rows
     session: proxied,
     roundTrips: () => trips,
     statements: () => statements,
+    written: () => written,
     async total() {
       let rows = direct;
       for (const { sql, params } of rerun) rows += (await db.prepare(sql).bind(...params).all()).meta.rows_read ?? 0;

@@ -44,6 +44,7 @@ export const requestContext: MiddlewareHandler<AppBindings> = async (c, next) =>
     if (recorder) {
       c.res.headers.set("X-Bench-D1-Round-Trips", String(recorder.roundTrips()));
       c.res.headers.set("X-Bench-D1-Statements", String(recorder.statements()));
+      c.res.headers.set("X-Bench-Rows-Written", String(recorder.written()));
       c.res.headers.set("X-Bench-Rows-Read", String(await recorder.total()));
     }
     const bookmark = session.getBookmark();

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull } from "drizzle-orm";
+import { and, eq, getTableColumns, isNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "@/db/client";
 import { contacts, fields, paths } from "@/db/schema";
@@ -18,8 +18,10 @@ import { commit } from "@/db/outbox";
  * same checks and messages, but in two D1 round trips: one batch reads every contact the items
  * can meet (by external_id, email and phone), the agency's field definitions and the paths
  * named; the items are then decided in memory, each seeing the ones before it; one batch
- * writes every change with its event. Should a concurrent write take a value in between (the
- * unique indexes refuse the batch, which then wrote nothing), the items go again one at a time.
+ * writes every change with its event, the new contacts of consecutive items three statements
+ * whatever their number. Should a concurrent write take a value in between (the unique indexes
+ * refuse the batch, which then wrote nothing), the whole request is read and decided again
+ * against what that write left and written once more: two round trips more.
  */
 
 /** One contact of a bulk upsert, as the route's schema (`BulkContactItem`) parsed it. */
@@ -50,37 +52,52 @@ export interface BulkResult {
   code: "validation_error" | "conflict" | null;
 }
 
-/** Values in one IN list: D1 binds at most 100 parameters per statement, and one is the agency. */
-const IN_LIST = 99;
-
-const chunks = <T>(values: T[]) => Array.from({ length: Math.ceil(values.length / IN_LIST) }, (_, i) => values.slice(i * IN_LIST, (i + 1) * IN_LIST));
-
 const failed = (index: number, code: BulkResult["code"], error: string): BulkResult => ({ index, status: "error", contact_uuid: null, error, code });
 const done = (index: number, status: Status, contactId: string): BulkResult => ({ index, status, contact_uuid: contactId, error: null, code: null });
 
 /** An item's value of a unique key, as stored (emails lower-cased and phones in E.164 by the schema). */
 const keyOf = (item: Item, key: ContactKey) => item[key] ?? undefined;
 
-/** What the items can meet in the database: the live contacts holding their keys, the fields, the paths. */
+const distinct = (values: (string | null | undefined)[]) => [...new Set(values.filter((v): v is string => typeof v === "string"))];
+
+/**
+ * What the items can meet in the database: the live contacts holding their keys, the fields, the
+ * paths. Each key's values go in as one JSON list that json_each walks, CROSS JOIN keeping it the
+ * outer loop, so each value is one probe of the key's partial unique index: with an IN list of
+ * many values SQLite preferred walking the agency's index, reading every contact of the agency
+ * (https://sqlite.org/optoverview.html#manual_control_of_query_plans_using_cross_join).
+ */
 async function readState(db: Db, agencyId: string, items: Item[]) {
   const reads: BatchItem<"sqlite">[] = [];
-  const live = and(eq(contacts.agencyId, agencyId), isNull(contacts.deletedAt));
   for (const key of contactKeys) {
-    const values = [...new Set(items.map((item) => keyOf(item, key)).filter((v): v is string => typeof v === "string"))];
-    for (const chunk of chunks(values)) reads.push(db.select().from(contacts).where(and(live, inArray(repo.keyColumn[key], chunk))));
+    const values = distinct(items.map((item) => keyOf(item, key)));
+    if (values.length === 0) continue;
+    reads.push(
+      db
+        .select(getTableColumns(contacts))
+        .from(sql`json_each(${repo.jsonList(values)}) AS j`)
+        .crossJoin(contacts)
+        .where(and(eq(contacts.agencyId, agencyId), isNull(contacts.deletedAt), eq(repo.keyColumn[key], sql`j.value`))),
+    );
   }
   const contactReads = reads.length;
-  const pathIds = [...new Set(items.map((item) => item.path_uuid).filter((v): v is string => typeof v === "string"))];
-  const pathChunks = chunks(pathIds);
-  for (const chunk of pathChunks) {
-    reads.push(db.select({ id: paths.id }).from(paths).where(and(eq(paths.agencyId, agencyId), isNull(paths.deletedAt), inArray(paths.id, chunk))));
+  const pathIds = distinct(items.map((item) => item.path_uuid));
+  if (pathIds.length > 0) {
+    reads.push(
+      db
+        .select({ id: paths.id })
+        .from(paths)
+        .where(and(eq(paths.agencyId, agencyId), isNull(paths.deletedAt), sql`${paths.id} IN (SELECT value FROM json_each(${repo.jsonList(pathIds)}))`)),
+    );
   }
   const needsFields = items.some((item) => item.custom_fields && Object.keys(item.custom_fields).length > 0);
   if (needsFields) reads.push(db.select().from(fields).where(eq(fields.agencyId, agencyId)));
   const results = reads.length > 0 ? ((await commit(db, reads as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[][]) : [];
+  // A contact holding two of the keys comes once per key: one object per contact.
+  const byId = new Map((results.slice(0, contactReads).flat() as repo.ContactRow[]).map((row) => [row.id, row]));
   return {
-    contacts: results.slice(0, contactReads).flat() as repo.ContactRow[],
-    paths: new Set((results.slice(contactReads, contactReads + pathChunks.length).flat() as { id: string }[]).map((p) => p.id)),
+    contacts: [...byId.values()],
+    paths: new Set((pathIds.length > 0 ? (results[contactReads] as { id: string }[]) : []).map((p) => p.id)),
     fields: (needsFields ? results[results.length - 1] : []) as FieldRow[],
   };
 }
@@ -150,17 +167,19 @@ function changes(current: repo.ContactRow, next: repo.ContactRow) {
   );
 }
 
-/** Decides and writes `items`; the results are in the items' order. */
-async function upsertOnce(db: Db, agencyId: string, items: BulkItem[]) {
+/** A write the items decided, in their order: a new contact, or the statements of an update. */
+type Step = { insert: repo.ContactRow } | { update: readonly BatchItem<"sqlite">[] };
+
+/** The items' results, in their order, and the writes they decided, against `state`. */
+function decide(db: Db, agencyId: string, items: BulkItem[], state: Awaited<ReturnType<typeof readState>>) {
   const results: BulkResult[] = [];
   const parsed: { index: number; item: Item }[] = [];
   for (const one of items) {
     if ("item" in one) parsed.push(one);
     else results[one.index] = failed(one.index, "validation_error", one.invalid);
   }
-  const state = await readState(db, agencyId, parsed.map((p) => p.item));
   const holders = new Holders(state.contacts);
-  const writes: BatchItem<"sqlite">[] = [];
+  const steps: Step[] = [];
 
   for (const { index, item } of parsed) {
     const matchOn = item.match_on ?? contactKeys.find((key) => keyOf(item, key) !== undefined);
@@ -210,25 +229,75 @@ async function upsertOnce(db: Db, agencyId: string, items: BulkItem[]) {
     }
     if (current) {
       holders.remove(current);
-      writes.push(...repo.contactUpdate(db, agencyId, current.id, patch));
+      steps.push({ update: repo.contactUpdate(db, agencyId, current.id, patch) });
     } else {
-      writes.push(...repo.contactInsert(db, next));
-      if (next.pathId) writes.push(pathEventInsert(db, agencyId, { pathId: next.pathId, type: "lead", contactId: next.id }).insert);
+      steps.push({ insert: next });
     }
     holders.add(next);
     results[index] = done(index, current ? "updated" : "created", next.id);
   }
-  if (writes.length > 0) await commit(db, writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-  return results.filter(Boolean);
+  return { results: results.filter(Boolean), steps };
 }
 
-export async function upsertContacts(db: Db, agencyId: string, items: BulkItem[]): Promise<BulkResult[]> {
-  try {
-    return await upsertOnce(db, agencyId, items);
-  } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
+/**
+ * The batch of the steps, in order: the new contacts of consecutive items together
+ * (repo.contactInserts), each followed by the path's `lead` events, and each update's statements
+ * where it comes. An update of a contact created earlier in the request then finds it written,
+ * and a new contact taking a value an earlier update gave up finds it free.
+ */
+function writesOf(db: Db, agencyId: string, steps: Step[]) {
+  const writes: BatchItem<"sqlite">[] = [];
+  let run: repo.ContactRow[] = [];
+  const flush = () => {
+    if (run.length === 0) return;
+    writes.push(...repo.contactInserts(db, agencyId, run));
+    for (const row of run) {
+      if (row.pathId) writes.push(pathEventInsert(db, agencyId, { pathId: row.pathId, type: "lead", contactId: row.id }).insert);
+    }
+    run = [];
+  };
+  for (const step of steps) {
+    if ("insert" in step) {
+      run.push(step.insert);
+    } else {
+      flush();
+      writes.push(...step.update);
+    }
   }
-  // A concurrent write took a value between the read and the write: one item at a time.
+  flush();
+  return writes;
+}
+
+/** Reads, decides and writes `items` (two round trips; one when nothing changes); the results are in the items' order. */
+async function upsertOnce(db: Db, agencyId: string, items: BulkItem[]) {
+  const state = await readState(
+    db,
+    agencyId,
+    items.flatMap((one) => ("item" in one ? [one.item] : [])),
+  );
+  const { results, steps } = decide(db, agencyId, items, state);
+  const writes = writesOf(db, agencyId, steps);
+  if (writes.length > 0) await commit(db, writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  return results;
+}
+
+/**
+ * Times the whole request is read, decided and written again after a clash before the items go
+ * one at a time: each time means another writer committed a clashing value in the moment between
+ * this request's read and its write, so a second time is already rare.
+ */
+const WHOLE_TRIES = 3;
+
+export async function upsertContacts(db: Db, agencyId: string, items: BulkItem[]): Promise<BulkResult[]> {
+  for (let attempt = 1; attempt <= WHOLE_TRIES; attempt++) {
+    try {
+      return await upsertOnce(db, agencyId, items);
+    } catch (error) {
+      // The unique indexes refused the batch, which wrote nothing: decide again against what the other write left.
+      if (!isUniqueViolation(error)) throw error;
+    }
+  }
+  // Still clashing: one item at a time, each clash its own 409 naming the holder.
   const results: BulkResult[] = [];
   for (const one of items) {
     try {

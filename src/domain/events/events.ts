@@ -1,7 +1,7 @@
 import { getTableColumns, sql, type SQL } from "drizzle-orm";
-import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "@/db/client";
-import { awaitsCommit, awaitsCommitOfEach, publishAfterWrite } from "@/db/outbox";
+import { awaitsCommit, awaitsCommitOfAll, awaitsCommitOfEach, publishAfterWrite } from "@/db/outbox";
 import { events, webhookEndpoints } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { nowIso } from "@/lib/time";
@@ -172,6 +172,37 @@ export function eventsForEachRow(db: Db, input: Omit<EventInput, "ifChanged" | "
     .returning({ id: events.id, subscribers: subscribersSql(input.agencyId, input.type) });
   awaitsCommitOfEach(statement);
   return statement;
+}
+
+/**
+ * The events of rows just written, one each, for the write's `commit` batch, placed after the
+ * write: `ids` the rows' ids, the snapshots the rows as the batch left them. Two statements
+ * whatever the number of rows: the events, whose ids are made here and the rows' ids go in as one
+ * JSON list walked by json_each (CROSS JOIN keeping it the outer loop, so each row is one probe
+ * of the primary key; an IN list binds a value each, and D1 binds at most 100), and the count of
+ * endpoints subscribed to the type, which `commit` reads to publish them all or none. A RETURNING
+ * per event, as eventStatement's, would read each event once more.
+ */
+export function eventsOfRows(
+  db: Db,
+  input: { agencyId: string; type: EventType; objectType: EventObjectType; table: SQLiteTable & { id: SQLiteColumn; agencyId: SQLiteColumn }; ids: string[]; at: string },
+) {
+  const pairs = input.ids.map((rowId) => [rowId, newId()] as const);
+  const snapshot = snapshotSql(input.table, {});
+  const insert = db
+    .insert(events)
+    .select(
+      sql`SELECT json_extract(j.value, '$[1]'), ${input.agencyId}, ${input.type}, ${input.objectType}, ${snapshot}, ${input.at} FROM json_each(${JSON.stringify(pairs)}) AS j CROSS JOIN ${input.table} WHERE ${input.table.id} = json_extract(j.value, '$[0]') AND ${input.table.agencyId} = ${input.agencyId}`,
+    );
+  const subscribers = db
+    .select({ subscribers: sql<number>`count(*)` })
+    .from(sql`${webhookEndpoints} AS e`)
+    .where(subscribedEndpoint(input.agencyId, input.type));
+  awaitsCommitOfAll(
+    subscribers,
+    pairs.map(([, eventId]) => eventId),
+  );
+  return [insert, subscribers] as const;
 }
 
 /**

@@ -1,8 +1,13 @@
+import { env } from "cloudflare:workers";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { api, expectError } from "../../helpers/http";
+import { app } from "@/app";
+import { api, BASE, expectError } from "../../helpers/http";
 import { setupAgency, type TestAgency } from "../../helpers/factories";
 import { createContact, createPath } from "../../helpers/path-factories";
-import { dbOf } from "../../helpers/shards";
+import { dbOf, shardDb, TEST_SHARDS } from "../../helpers/shards";
+import { createEndpoint, webhookEnv } from "../../helpers/webhooks";
+import { apiWithEnv } from "../../helpers/voice-factories";
 
 const BULK_SIZE = "contacts must be an array of 1 to 100 contacts";
 
@@ -255,5 +260,166 @@ describe("external_id on contacts", () => {
     expect(reused.external_id).toBe("crm-77");
     const restore = await api("POST", `/contacts/${second.contact_uuid}/restore`, { token: agency.token });
     expectError(restore, 409, `A contact with this external_id already exists: ${reused.contact_uuid}`, "conflict");
+  });
+});
+
+/** A bulk upsert with the benchmark's metrics on (src/db/rows-read.ts): its answer, D1 round trips and rows read. */
+async function measuredBulk(agency: TestAgency, contacts: unknown[], bindings: Record<string, unknown> = {}) {
+  const ctx = createExecutionContext();
+  const res = await app.fetch(
+    new Request(`${BASE}/api/v2/contacts/bulk`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${agency.token}`, "Content-Type": "application/json", "X-Bench-Rows-Read": "1" },
+      body: JSON.stringify({ contacts }),
+    }),
+    { ...env, BENCH_METRICS: "on", ...bindings },
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  const body = (await res.json()) as { results: { index: number; status: string; contact_uuid: string | null; error: string | null; code: string | null }[] };
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  return { body, trips: Number(res.headers.get("X-Bench-D1-Round-Trips")), rowsRead: Number(res.headers.get("X-Bench-Rows-Read")) };
+}
+
+/** Whether a batch is a bulk upsert's read of the contacts its items meet (the SQL D1 was given). */
+const readsMatches = (statements: D1PreparedStatement[]) =>
+  statements.some((s) => /json_each\(.*cross join "contacts"/is.test((s as unknown as { statement?: string }).statement ?? ""));
+
+/**
+ * The shard bindings, with `between` run once after the first bulk read of matches answered and
+ * before the request goes on: another writer taking values in the moment between the bulk's read
+ * and its write, which is when the unique indexes refuse its batch.
+ */
+function shardsWithWriterBetween(between: () => Promise<void>) {
+  let pending = true;
+  const forward = <T extends object>(target: T, prop: string | symbol) => {
+    const value = Reflect.get(target, prop, target);
+    return typeof value === "function" ? value.bind(target) : value;
+  };
+  const wrap = (d1: D1Database) =>
+    new Proxy(d1, {
+      get(target, prop) {
+        if (prop !== "withSession") return forward(target, prop);
+        return (start?: D1SessionConstraint | D1SessionBookmark) =>
+          new Proxy(target.withSession(start), {
+            get(session, name) {
+              if (name !== "batch") return forward(session, name);
+              return async (statements: D1PreparedStatement[]) => {
+                const results = await session.batch(statements);
+                if (pending && readsMatches(statements)) {
+                  pending = false;
+                  await between();
+                }
+                return results;
+              };
+            },
+          });
+      },
+    });
+  return Object.fromEntries(TEST_SHARDS.map(({ name }) => [name, wrap(shardDb(name))]));
+}
+
+describe("POST /contacts/bulk and webhooks", () => {
+  it("publishes a delivery for each created and updated contact to a subscribed endpoint, and nothing without one", async () => {
+    const agency = await setupAgency();
+    const items = hundred().slice(0, 3);
+    const quiet = webhookEnv();
+    const first = await apiWithEnv(quiet.env, "POST", "/contacts/bulk", agency.token, { contacts: items });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(quiet.sent).toEqual([]);
+
+    const { endpoint } = await createEndpoint(agency.token, { events: ["contact.created", "contact.updated"] });
+    const subscribed = webhookEnv();
+    const second = await apiWithEnv(subscribed.env, "POST", "/contacts/bulk", agency.token, {
+      contacts: [...hundred().slice(3, 5), { ...items[0], last_name: "Renamed" }],
+    });
+    expect(second.body.results.map((r: { status: string }) => r.status)).toEqual(["created", "created", "updated"]);
+    const events = (await api("GET", "/events?limit=10", { token: agency.token })).body.events as { event_uuid: string; type: string; data: { object: { contact_uuid: string } } }[];
+    const created = new Set([second.body.results[0].contact_uuid, second.body.results[1].contact_uuid]);
+    const expected = events
+      .filter((e) => e.type === "contact.updated" || (e.type === "contact.created" && created.has(e.data.object.contact_uuid)))
+      .map((e) => `${e.event_uuid}:${endpoint.webhook_endpoint_uuid}`);
+    expect(expected).toHaveLength(3);
+    // Each event holds the contact as the batch left it: the record a GET answers.
+    for (const uuid of created) {
+      const event = events.find((e) => e.type === "contact.created" && e.data.object.contact_uuid === uuid)!;
+      expect(event.data.object).toEqual((await api("GET", `/contacts/${uuid}`, { token: agency.token })).body.contact);
+    }
+    expect(subscribed.sent.map((m) => m.body.delivery_id).sort()).toEqual(expected.sort());
+  });
+});
+
+describe("POST /contacts/bulk after a clash", () => {
+  it("decides the whole request again against what the other writer left, in two round trips more, each item exact", async () => {
+    const agency = await setupAgency();
+    let taken: { email: string; external: string } | undefined;
+    const shards = shardsWithWriterBetween(async () => {
+      // Between the bulk's read and its write: one contact takes crm-b's email, another takes crm-c.
+      const email = await createContact(agency.token, { first_name: "Other", last_name: "Person", email: "b@example.com" });
+      const external = await createContact(agency.token, { first_name: "Cee", last_name: "Writer", external_id: "crm-c" });
+      taken = { email: email.contact_uuid, external: external.contact_uuid };
+    });
+    const { body, trips } = await measuredBulk(
+      agency,
+      [
+        { first_name: "Ada", last_name: "Bulk", external_id: "crm-a", email: "a@example.com", tags: ["synced"] },
+        { first_name: "Bea", last_name: "Bulk", external_id: "crm-b", email: "b@example.com" },
+        { first_name: "Cee", last_name: "Bulk", external_id: "crm-c", email: "c@example.com" },
+      ],
+      shards,
+    );
+    expect(taken).toBeDefined();
+    const ada = body.results[0]!.contact_uuid;
+    expect(body.results.map((r) => [r.status, r.contact_uuid ?? r.error, r.code])).toEqual([
+      ["created", ada, null],
+      ["error", `A contact with this email already exists: ${taken!.email}`, "conflict"],
+      ["updated", taken!.external, null],
+    ]);
+    // Read, the refused write; then one read and one write for the whole request.
+    expect(trips).toBe(4);
+    const rows = await liveContacts(agency);
+    expect(rows.map((r) => [r.external_id, r.last_name, r.email])).toEqual([
+      [null, "Person", "b@example.com"],
+      ["crm-a", "Bulk", "a@example.com"],
+      ["crm-c", "Bulk", "c@example.com"],
+    ]);
+    expect(await eventCount(agency, "contact.created")).toBe(3);
+    expect(await eventCount(agency, "contact.updated")).toBe(1);
+    const tagged = await api("GET", "/contacts?tag=synced", { token: agency.token });
+    expect(tagged.body.contacts.map((c: { contact_uuid: string }) => c.contact_uuid)).toEqual([ada]);
+  });
+
+  it("gives overlapping requests fired at once the one right outcome: each contact created once, the others unchanged", async () => {
+    const agency = await setupAgency();
+    const shared = hundred().slice(0, 10);
+    const own = (k: number) => hundred().slice(10 + k * 10, 20 + k * 10);
+    const requests = [0, 1, 2].map((k) => [...shared, ...own(k)]);
+    const answers = await Promise.all(requests.map((items) => measuredBulk(agency, items)));
+    for (let i = 0; i < shared.length; i++) {
+      const results = answers.map((a) => a.body.results[i]!);
+      expect(results.filter((r) => r.status === "created"), JSON.stringify(results)).toHaveLength(1);
+      expect(results.filter((r) => r.status === "unchanged")).toHaveLength(2);
+      expect(new Set(results.map((r) => r.contact_uuid)).size).toBe(1);
+    }
+    for (const a of answers) expect(a.body.results.slice(10).every((r) => r.status === "created")).toBe(true);
+    // Two round trips, and two more for each clash: at most one per other request, whose write is what took the values.
+    for (const a of answers) expect([2, 4, 6]).toContain(a.trips);
+    const rows = await liveContacts(agency);
+    expect(rows.map((r) => r.external_id)).toEqual([...shared, ...own(0), ...own(1), ...own(2)].map((i) => i.external_id).sort());
+    expect(await eventCount(agency, "contact.created")).toBe(40);
+  });
+
+  it("reads at most 10 rows per new contact of a CRM sync (email, external_id, a tag), however many contacts the agency has", async () => {
+    const agency = await setupAgency();
+    await bulkOk(agency, hundred());
+    await bulkOk(
+      agency,
+      hundred().map((item, i) => ({ ...item, email: `old${i}@example.com`, phone: null, external_id: `crm-old-${i}` })),
+    );
+    const items = hundred().map((_, i) => ({ first_name: "New", last_name: `No ${i}`, email: `new${i}@example.com`, external_id: `crm-new-${i}`, tags: ["synced"] }));
+    const { body, rowsRead, trips } = await measuredBulk(agency, items);
+    expect(body.results.every((r) => r.status === "created")).toBe(true);
+    expect(trips).toBe(2);
+    expect(rowsRead / items.length).toBeLessThanOrEqual(10);
   });
 });
