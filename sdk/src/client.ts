@@ -29,11 +29,13 @@ type KeysOf<T> = T extends unknown ? keyof T : never;
 /** The type of `K` in whichever members of a union have it. */
 type ValueOf<T, K extends PropertyKey> = T extends unknown ? (K extends keyof T ? T[K] : never) : never;
 
-/** What an unknown key must be: no value is, and the compiler's error names it. */
-type UnknownKey<K extends PropertyKey> = `${K & string} is not a parameter or field of this operation` & { readonly unknownKey: K };
+/** What an unknown key must be: no value of a JSON body or query is, and the compiler's error names the key. */
+interface UnknownKey<K extends PropertyKey> {
+  readonly "is not a parameter or field of this operation": K;
+}
 
 /**
- * `Given` with each key that `Shape` does not have typed UnknownKey, at every depth (objects,
+ * `Given` with each key that `Shape` does not have typed `UnknownKey`, at every depth (objects,
  * arrays, unions, `null`); a free-form part of `Shape` (`custom_fields`) takes any key. The
  * call's own type is inferred from the argument, so TypeScript's excess property check, which
  * only looks at a literal against a fixed type, would let an unknown key through.
