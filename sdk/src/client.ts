@@ -23,6 +23,36 @@ export interface PartnerApiOptions {
 }
 
 type InitParam<Init> = RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+
+/** Every key of any member of a union. */
+type KeysOf<T> = T extends unknown ? keyof T : never;
+/** The type of `K` in whichever members of a union have it. */
+type ValueOf<T, K extends PropertyKey> = T extends unknown ? (K extends keyof T ? T[K] : never) : never;
+
+/** What an unknown key must be: no value of a JSON body or query is, and the compiler's error names the key. */
+interface UnknownKey<K extends PropertyKey> {
+  readonly "is not a parameter or field of this operation": K;
+}
+
+/**
+ * `Given` with each key that `Shape` does not have typed `UnknownKey`, at every depth (objects,
+ * arrays, unions, `null`); a free-form part of `Shape` (`custom_fields`) takes any key. The
+ * call's own type is inferred from the argument, so TypeScript's excess property check, which
+ * only looks at a literal against a fixed type, would let an unknown key through.
+ */
+type Exact<Shape, Given> = unknown extends Shape
+  ? Given
+  : Given extends object
+    ? { [K in keyof Given]: K extends KeysOf<Shape> ? Exact<NonNullable<ValueOf<Shape, K>>, Given[K]> : UnknownKey<K> }
+    : Given;
+
+/**
+ * The init of a typed call: `params` (path, query, headers) and `body` exactly as the
+ * document lists them, so `{ params: { query: { tgas: "buyer" } } }` does not compile (the
+ * API answers it 400 `Unknown query parameter: tgas`). Request options (`signal`, `headers`,
+ * `parseAs`, ...) are openapi-fetch's and stay open.
+ */
+type ExactInit<Shape, Init> = Init & { [K in keyof Init & ("params" | "body")]: Exact<NonNullable<ValueOf<Shape, K>>, Init[K]> };
 type Media = `${string}/${string}`;
 /** The 2xx body of an operation. */
 export type ResponseData<Path extends keyof paths, Method extends HttpMethod, Init = object> = paths[Path] extends Record<Method, object>
@@ -79,19 +109,19 @@ export class PartnerApi {
     });
   }
 
-  get<P extends PathsWithMethod<paths, "get">, I extends MaybeOptionalInit<paths[P], "get">>(path: P, ...init: InitParam<I>): Promise<ResponseData<P, "get", I>> {
+  get<P extends PathsWithMethod<paths, "get">, I extends MaybeOptionalInit<paths[P], "get">>(path: P, ...init: InitParam<ExactInit<MaybeOptionalInit<paths[P], "get">, I>>): Promise<ResponseData<P, "get", I>> {
     return this.#send("GET", path, init[0]);
   }
-  post<P extends PathsWithMethod<paths, "post">, I extends MaybeOptionalInit<paths[P], "post">>(path: P, ...init: InitParam<I>): Promise<ResponseData<P, "post", I>> {
+  post<P extends PathsWithMethod<paths, "post">, I extends MaybeOptionalInit<paths[P], "post">>(path: P, ...init: InitParam<ExactInit<MaybeOptionalInit<paths[P], "post">, I>>): Promise<ResponseData<P, "post", I>> {
     return this.#send("POST", path, init[0]);
   }
-  put<P extends PathsWithMethod<paths, "put">, I extends MaybeOptionalInit<paths[P], "put">>(path: P, ...init: InitParam<I>): Promise<ResponseData<P, "put", I>> {
+  put<P extends PathsWithMethod<paths, "put">, I extends MaybeOptionalInit<paths[P], "put">>(path: P, ...init: InitParam<ExactInit<MaybeOptionalInit<paths[P], "put">, I>>): Promise<ResponseData<P, "put", I>> {
     return this.#send("PUT", path, init[0]);
   }
-  patch<P extends PathsWithMethod<paths, "patch">, I extends MaybeOptionalInit<paths[P], "patch">>(path: P, ...init: InitParam<I>): Promise<ResponseData<P, "patch", I>> {
+  patch<P extends PathsWithMethod<paths, "patch">, I extends MaybeOptionalInit<paths[P], "patch">>(path: P, ...init: InitParam<ExactInit<MaybeOptionalInit<paths[P], "patch">, I>>): Promise<ResponseData<P, "patch", I>> {
     return this.#send("PATCH", path, init[0]);
   }
-  delete<P extends PathsWithMethod<paths, "delete">, I extends MaybeOptionalInit<paths[P], "delete">>(path: P, ...init: InitParam<I>): Promise<ResponseData<P, "delete", I>> {
+  delete<P extends PathsWithMethod<paths, "delete">, I extends MaybeOptionalInit<paths[P], "delete">>(path: P, ...init: InitParam<ExactInit<MaybeOptionalInit<paths[P], "delete">, I>>): Promise<ResponseData<P, "delete", I>> {
     return this.#send("DELETE", path, init[0]);
   }
 
@@ -100,7 +130,7 @@ export class PartnerApi {
    * record that existed when the walk began comes exactly once (the API's paging rule).
    * `params.query` keeps its filters and `limit` (default 100 here, the largest page).
    */
-  async *list<P extends ListPath, I extends MaybeOptionalInit<paths[P], "get">>(path: P, ...init: InitParam<I>): AsyncGenerator<ListItem<P>, void, undefined> {
+  async *list<P extends ListPath, I extends MaybeOptionalInit<paths[P], "get">>(path: P, ...init: InitParam<ExactInit<MaybeOptionalInit<paths[P], "get">, I>>): AsyncGenerator<ListItem<P>, void, undefined> {
     const first = (init[0] ?? {}) as { params?: { query?: Record<string, unknown> } };
     let cursor: string | undefined;
     do {

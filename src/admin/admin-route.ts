@@ -5,6 +5,7 @@ import type { AppBindings } from "@/lib/context";
 import { notFound } from "@/lib/errors";
 import { uuidParam } from "@/lib/ids";
 import { errorResponses } from "@/lib/openapi";
+import { strictQuery } from "@/lib/strict-query";
 import { adminAuth } from "./admin-auth";
 import { useShard } from "@/middleware/shard-session";
 import { getAgency } from "@/domain/agencies/agencies.repository";
@@ -17,15 +18,18 @@ const DEFAULT_ERROR_STATUSES = [400, 401, 404, 409, 500];
 /** For writes that cannot conflict (plain inserts, upserts): documenting a 409 there would promise an answer that never comes. */
 export const ERRORS_WITHOUT_CONFLICT = [400, 401, 404, 500];
 
-/** An operator route: ADMIN_TOKEN bearer, tag `Operator`, documented errors. */
-export const adminRoute = <const R extends RouteConfig>(config: R, errorStatuses: number[] = DEFAULT_ERROR_STATUSES) =>
-  createRoute({
+/** An operator route: ADMIN_TOKEN bearer, tag `Operator`, documented errors; an unknown query parameter is a 400 naming it. */
+export const adminRoute = <const R extends RouteConfig>(config: R, errorStatuses: number[] = DEFAULT_ERROR_STATUSES) => {
+  const route = createRoute({
     ...config,
     tags: ["Operator"],
     security: [{ [ADMIN_BEARER]: [] }],
     middleware: [adminAuth],
     responses: { ...config.responses, ...errorResponses(errorStatuses) },
   });
+  // Typed as the route's own query (what its handler reads); checked strictly.
+  return createRoute({ ...route, request: { ...config.request, query: strictQuery(config.request?.query) } }) as unknown as typeof route;
+};
 
 export const adminJson = <T extends z.ZodType>(schema: T, description: string) => ({
   description,

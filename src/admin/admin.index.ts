@@ -1,4 +1,5 @@
 import { createRouter } from "@/lib/create-router";
+import { strictQueryValidator } from "@/lib/strict-query";
 import { adminAuth } from "./admin-auth";
 import { ADMIN_BEARER } from "./admin-route";
 import * as handlers from "./admin.handlers";
@@ -40,7 +41,7 @@ router.route("/", grantsAdminRouter);
 router.route("/", directoryAdminRouter);
 
 let document: ReturnType<typeof router.getOpenAPIDocument> | undefined;
-router.get("/openapi.json", adminAuth, (c) =>
+router.get("/openapi.json", adminAuth, strictQueryValidator(), (c) =>
   c.json(
     (document ??= router.getOpenAPIDocument({
       openapi: "3.0.3",

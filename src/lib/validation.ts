@@ -2,6 +2,7 @@ import type { Hook } from "@hono/zod-openapi";
 import type { z } from "@hono/zod-openapi";
 import { ApiError } from "@/lib/errors";
 import type { AppBindings } from "@/lib/context";
+import { listNames, namedUnknowns } from "@/lib/echoed-names";
 
 type Issue = z.core.$ZodIssue;
 
@@ -36,12 +37,32 @@ export function describeIssue(issue: Issue): { field: string; message: string } 
   return { field, message: `${field}: ${issue.message}` };
 }
 
-export function validationError(error: z.ZodError): ApiError {
-  const details = error.issues.map(describeIssue);
-  return new ApiError("validation_error", details[0]?.message ?? "Invalid request", { details });
+/**
+ * The query's unknown parameters (its schema is strict, src/lib/strict-query.ts), named first:
+ * a mistyped name (`tgas` for `tags`) explains whatever else went wrong. Stripe's "Received
+ * unknown parameter", in the words of an unknown body field: `Unknown query parameter: tgas`,
+ * `Unknown query parameters: a, b and 3 more`; each named one is also a detail of its own.
+ */
+function unknownQueryParameters(issues: Issue[]): { message: string; details: { field: string; message: string }[] } | undefined {
+  const keys = issues.flatMap((issue) => (issue.code === "unrecognized_keys" && issue.path.length === 0 ? issue.keys : []));
+  if (keys.length === 0) return undefined;
+  const shown = namedUnknowns(keys);
+  const noun = `Unknown query parameter${keys.length > 1 ? "s" : ""}`;
+  return {
+    message: `${noun}: ${listNames(shown)}`,
+    details: shown.named.map((field) => ({ field, message: `Unknown query parameter: ${field}` })),
+  };
+}
+
+/** A failed validation as the 400 of the envelope; `target` is where the input came from (`query`, `json`, ...). */
+export function validationError(error: z.ZodError, target?: string): ApiError {
+  const unknown = target === "query" ? unknownQueryParameters(error.issues) : undefined;
+  const issues = unknown ? error.issues.filter((issue) => !(issue.code === "unrecognized_keys" && issue.path.length === 0)) : error.issues;
+  const details = [...(unknown?.details ?? []), ...issues.map(describeIssue)];
+  return new ApiError("validation_error", unknown?.message ?? details[0]?.message ?? "Invalid request", { details });
 }
 
 /** The shared hook of every router: a failed validation becomes a 400 in the envelope. */
 export const validationHook: Hook<unknown, AppBindings, string, unknown> = (result) => {
-  if (!result.success) throw validationError(result.error);
+  if (!result.success) throw validationError(result.error, result.target);
 };

@@ -8,6 +8,7 @@ import { PAGINATION_TEXT } from "@/lib/pagination";
 import { BEARER_SCHEME, OAUTH_SCHEME, bookmarkHeader, errorExamples, errorResponses, type ErrorExample } from "@/lib/openapi";
 import { rateLimitRule } from "@/lib/rate-limits";
 import { BOOKMARK_HEADER, MAX_IDEMPOTENCY_KEY_LENGTH } from "@/lib/request-headers";
+import { strictQuery } from "@/lib/strict-query";
 import { guard } from "@/middleware/guard";
 import { idempotency } from "@/middleware/idempotency";
 
@@ -22,6 +23,9 @@ function defaultBadRequest(route: RouteConfig): Partial<ErrorExample> {
   // Every route reads X-D1-Bookmark (src/middleware/request-context.ts).
   return { error: `${BOOKMARK_HEADER} must be a bookmark returned by this API` };
 }
+
+/** Every operation's 400 says so (src/lib/strict-query.ts). */
+const UNKNOWN_QUERY_TEXT = "An unknown query parameter (one this operation does not list) is refused, naming it: `Unknown query parameter: tgas`.";
 
 /** A list: its query takes paginationQuery's `cursor` (src/lib/pagination.ts). */
 const isList = (route: RouteConfig) => {
@@ -92,12 +96,19 @@ export function partnerRoute<const R extends PartnerRouteConfig>(config: R) {
     500,
   ];
   const uniqueStatuses = [...new Set(statuses)].sort();
+  const badRequest = { ...errorExamples[400], ...(exampleOverrides?.[400] ?? defaultBadRequest(route)) };
   const examples: Partial<Record<number, Partial<ErrorExample>>> = {
     ...exampleOverrides,
     400: {
-      ...(route.request?.body ? { description: `Invalid parameters or body. A JSON body may nest at most ${MAX_JSON_DEPTH} levels.` } : {}),
-      ...(isList(route) ? { description: "Invalid parameters; `invalid_cursor` for a cursor that is not this list's (another list, other filters, edited)." } : {}),
-      ...(exampleOverrides?.[400] ?? defaultBadRequest(route)),
+      ...badRequest,
+      description: `${
+        exampleOverrides?.[400]?.description ??
+        (isList(route)
+          ? "Invalid parameters; `invalid_cursor` for a cursor that is not this list's (another list, other filters, edited)."
+          : route.request?.body
+            ? `Invalid parameters or body. A JSON body may nest at most ${MAX_JSON_DEPTH} levels.`
+            : badRequest.description)
+      } ${UNKNOWN_QUERY_TEXT}`,
     },
     // The guard names the route's first scope.
     ...(scopes === "none" ? {} : { 403: exampleOverrides?.[403] ?? { error: messages.missingScope(scopes[0]!) } }),
@@ -109,6 +120,8 @@ export function partnerRoute<const R extends PartnerRouteConfig>(config: R) {
 
   const request = {
     ...route.request,
+    // Any parameter the route does not name is a 400 naming it, on every route.
+    query: strictQuery(route.request?.query),
     headers: z.object({
       [BOOKMARK_HEADER]: bookmarkHeader,
       ...(isPost && scopes !== "none" ? { "Idempotency-Key": idempotencyHeader } : {}),
