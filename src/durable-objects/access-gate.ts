@@ -7,6 +7,8 @@ import type {
   AccessGateApi,
   Admission,
   AdmissionRequest,
+  CheckAdmission,
+  GateCheck,
   GrantAdmissionRequest,
   OperatorAdmission,
   OperatorAdmissionRequest,
@@ -113,7 +115,7 @@ export class AccessGate extends DurableObject<Env> implements AccessGateApi {
       scopes: key.scopes,
     };
     this.lastUsed.touch("api_keys", request.keyId, shardDatabase(this.env, key.shard));
-    return { outcome: "admitted", caller, decision };
+    return { outcome: "admitted", caller, decision, ...this.further(request.also, caller, key.rateLimitMultiplier, key.moving) };
   }
 
   /**
@@ -141,7 +143,29 @@ export class AccessGate extends DurableObject<Env> implements AccessGateApi {
       scopes: token.scopes,
     };
     this.lastUsed.touch("app_grants", request.grantId, shardDatabase(this.env, grant.shard));
-    return { outcome: "admitted", caller, decision };
+    return { outcome: "admitted", caller, decision, ...this.further(request.also, caller, grant.rateLimitMultiplier, grant.moving) };
+  }
+
+  /**
+   * The further checks of an admitted request (a /mcp tool call's route), decided in the same
+   * event as its own check: nothing awaits in between, so concurrent tool calls against a limit
+   * L admit exactly L, and no request is admitted by one bucket while another refuses it.
+   */
+  private further(checks: readonly GateCheck[] | undefined, caller: Caller, multiplier: number, moving: boolean): { also?: CheckAdmission[] } {
+    if (!checks?.length) return {};
+    let stopped = false;
+    const also = checks.map((check): CheckAdmission => {
+      if (stopped) return { outcome: "skipped" };
+      stopped = true;
+      // A route the credential has no scope for is not offered to it: nothing is counted.
+      if (!hasAnyScope(caller.scopes, check.scopes)) return { outcome: "unscoped" };
+      const decision = this.consume(check.bucket, effectiveLimit(check.limit, multiplier), check.windowSeconds);
+      if (!decision.allowed) return { outcome: "forbidden", decision };
+      if (moving && check.write) return { outcome: "moving", decision };
+      stopped = false;
+      return { outcome: "admitted", caller, decision };
+    });
+    return { also };
   }
 
   /** Forget the cached key (or grant tokens and agency): the next request reads them again. */

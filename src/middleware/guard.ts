@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
-import type { Admission } from "@/lib/auth/gate-protocol";
+import type { Admission, CountedAdmission, GateCheck } from "@/lib/auth/gate-protocol";
 import { grantGate, keyGate } from "@/lib/auth/gate";
 import { bearerChallenge, issuerOf, resourcesOf, type ResourceName } from "@/domain/auth/oauth-server";
 import type { Scope } from "@/lib/auth/scopes";
@@ -22,6 +22,11 @@ interface GuardOptions {
   resource?: ResourceName;
   /** The scopes a 401's challenge tells an OAuth client to ask for. */
   challengeScopes?: readonly string[];
+  /**
+   * Further checks the same gate call decides once the request is admitted (a /mcp tool call's
+   * route); their answers are `c.var.furtherAdmissions`.
+   */
+  also?: (c: Ctx) => Promise<readonly GateCheck[]>;
 }
 
 /**
@@ -32,7 +37,7 @@ interface GuardOptions {
 function acceptedAudiences(c: Ctx, issuer: string, resource: ResourceName): string[] {
   const resources = resourcesOf(issuer);
   if (resource === "mcp") return [resources.mcp, resources.api];
-  return c.var.mcpToolRequest ? [resources.api, resources.mcp] : [resources.api];
+  return c.var.mcpTool ? [resources.api, resources.mcp] : [resources.api];
 }
 
 /** One call to the credential's AccessGate: authentication, rate limit and scope together. */
@@ -44,6 +49,7 @@ async function admit(c: Ctx, token: string, credential: Credential, options: Gua
     windowSeconds: rateLimit.windowSeconds,
     scopes: options.scopes,
     write: options.write ?? (c.req.method !== "GET" && c.req.method !== "HEAD"),
+    ...(options.also ? { also: await options.also(c) } : {}),
   };
   if (credential.type === "api_key") {
     return keyGate(c.env, credential.keyId).admit({ ...common, keyId: credential.keyId, tokenHash: await hashToken(token, c.env) });
@@ -77,18 +83,26 @@ export function guard(options: GuardOptions): MiddlewareHandler<AppBindings> {
       const expired = credential?.type === "app_grant" ? messages.oauthTokenExpired : messages.tokenExpired;
       return new ApiError(code, code === "token_expired" ? expired : messages.invalidToken, { headers: { "WWW-Authenticate": challenge } });
     };
-    const token = bearerToken(c.req.header("Authorization"));
-    const credential = token ? credentialOf(token, c.env) : null;
-    if (!token || !credential) {
-      await enforceIpRateLimit(c, rateLimit);
-      throw refuse("invalid_token", token, null);
-    }
+    /** The credential's gate call: refuses a request without a known token, counted against the client IP. */
+    const authenticate = async (): Promise<CountedAdmission> => {
+      const token = bearerToken(c.req.header("Authorization"));
+      const credential = token ? credentialOf(token, c.env) : null;
+      if (!token || !credential) {
+        await enforceIpRateLimit(c, rateLimit);
+        throw refuse("invalid_token", token, null);
+      }
 
-    const admission = await admit(c, token, credential, { ...options, scopes });
-    if (!("decision" in admission)) {
-      await enforceIpRateLimit(c, rateLimit);
-      throw refuse(admission.outcome === "expired" ? "token_expired" : "invalid_token", token, credential);
-    }
+      const admission = await admit(c, token, credential, { ...options, scopes });
+      if (!("decision" in admission)) {
+        await enforceIpRateLimit(c, rateLimit);
+        throw refuse(admission.outcome === "expired" ? "token_expired" : "invalid_token", token, credential);
+      }
+      if (admission.outcome === "admitted") c.set("furtherAdmissions", admission.also);
+      return admission;
+    };
+    // A /mcp tool call's route: the /mcp request's one gate call decided it already.
+    const decided = c.var.mcpTool;
+    const admission = decided?.admission && decided.bucket === rateLimit.bucket ? decided.admission : await authenticate();
     // Counted either way; throws 429 when the limit is used up.
     applyRateLimitDecision(c, rateLimit, admission.decision);
     if (admission.outcome === "moving") throw agencyMovingError();
