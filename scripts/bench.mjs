@@ -15,7 +15,7 @@ import { join, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import { FEW_REQUESTS, alternate, measure, metrics } from "./bench/measure.mjs";
 import { BULK_ITEMS, measureBulk, measureDeepPages } from "./bench/lists.mjs";
-import { measureMcp } from "./bench/mcp.mjs";
+import { mcpBudgets, mcpLines, measureMcp } from "./bench/mcp.mjs";
 import { measureOAuth } from "./bench/oauth.mjs";
 import { measureSms, seedSmsNumbers, smsBenchVars, smsLines, startFakeTwilio } from "./bench/sms.mjs";
 import { SEARCH, seedBenchmark } from "./bench/seed.mjs";
@@ -429,7 +429,7 @@ async function main() {
       deep: await measureDeepPages(current.base, agencies[agencies.length - 1], side),
       bulk: await measureBulk(current.base, agencies[0], side),
     };
-    results.mcp = await measureMcp(current.base, agencies[0], side);
+    results.mcp = await measureMcp(current.base, agencies[0], side, baseline ? { base: baseline.base, agency: baseAgencies[0] } : null);
     results.oauth = await measureOAuth(current.base, agencies[0], { ...side, adminToken: BENCH_ADMIN_TOKEN, multiplier: 10_000 });
 
     log(`webhook delivery: ${WEBHOOK_EVENTS} contact.created events to a loopback receiver`);
@@ -545,6 +545,7 @@ function budgets(results) {
     ...listBudgets(results),
     ...oauthBudgets(results),
     ...smsBudgets(results),
+    ...mcpBudgets(results.mcp),
   ];
 }
 
@@ -690,13 +691,7 @@ function printOAuth(results) {
 }
 
 function printMcp(results) {
-  const mcp = results.mcp;
-  if (!mcp) return;
-  console.log(`the MCP server against the route it calls, ${results.connections} connections, medians of ${mcp.rest.rounds.length} rounds side by side:`);
-  const header = `${pad("request", 48)}${padL("req/s", 8)}${padL("p50 ms", 8)}${padL("p99 ms", 8)}`;
-  console.log(`${header}\n${"-".repeat(header.length)}`);
-  for (const s of Object.values(mcp)) console.log(`${pad(s.name, 48)}${padL(s.rps, 8)}${padL(latency(s, "p50"), 8)}${padL(latency(s, "p99"), 8)}`);
-  console.log(`tool call / REST: ${(mcp.tool.rps / Math.max(mcp.rest.rps, 1)).toFixed(2)}x the requests per second, p50 ${mcp.tool.p50} vs ${mcp.rest.p50} ms\n`);
+  if (results.mcp?.ratios) for (const line of mcpLines(results.mcp, results.connections)) console.log(line);
 }
 
 /** Storage per record and the cron across shards (docs/operations.md, Scaling). */

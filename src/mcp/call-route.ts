@@ -193,9 +193,11 @@ export async function callRoute(send: PartnerApiFetch, tool: RouteCall, args: Re
   caller.routeAdmission = undefined;
   markMcpToolRequest(request, { bucket: tool.bucket, ...(admission && "decision" in admission ? { admission } : {}) });
   const response = await send(request, caller.env, caller.executionCtx);
-  const body = (await response.json()) as Record<string, unknown>;
+  // The route's JSON text is the result's text as it is: parsed once, never written again.
+  const text = await response.text();
+  const body = JSON.parse(text) as Record<string, unknown>;
   const result: CallToolResult = response.ok
-    ? { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body }
+    ? { content: [{ type: "text", text }], structuredContent: body }
     : toolError(response.status, body as Partial<ErrorBody>, response);
   // An agent must be able to tell "done again" from "already done", and a refusal it may have
   // cured meanwhile (a wallet topped up, a slot freed) from a fresh one: the API keeps both 24 hours.
