@@ -3,8 +3,6 @@ import type { Db } from "@/db/client";
 import type { Logger } from "@/lib/logger";
 import type { RowsReadRecorder } from "@/db/rows-read";
 import type { Caller } from "./caller";
-import type { CheckAdmission } from "./auth/gate-protocol";
-import type { McpToolAdmission } from "./auth/mcp-tool-requests";
 
 export type { Caller, CallerCredential } from "./caller";
 
@@ -16,10 +14,8 @@ export interface AppBindings {
     db: Db;
     logger: Logger;
     caller: Caller;
-    /** Sent by the MCP server to a tool's route, with its admission (lib/auth/mcp-tool-requests.ts), told apart before any middleware replaces the request. */
-    mcpTool: McpToolAdmission | undefined;
-    /** The gate's answers to the guard's further checks (`also`), in order. */
-    furtherAdmissions?: CheckAdmission[];
+    /** Sent by the MCP server to a tool's route (lib/auth/mcp-tool-requests.ts), told apart before any middleware replaces the request. */
+    mcpToolRequest: boolean;
     /** The `X-D1-Bookmark` the client sent: a bookmark of `shard` (null: of no shard we can tell). */
     bookmark?: { shard: string | null; bookmark: string };
     /** The session behind `db`, whose bookmark the response returns. */

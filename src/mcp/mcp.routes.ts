@@ -4,6 +4,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { scopes } from "@/lib/auth/scopes";
 import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-router";
+import type { CheckAdmission } from "@/lib/auth/gate-protocol";
 import { withBody } from "@/lib/fresh-request";
 import { MCP_RATE_LIMIT } from "@/lib/rate-limits";
 import { guard } from "@/middleware/guard";
@@ -49,6 +50,9 @@ function parsedJson(bytes: ArrayBuffer): unknown {
   }
 }
 
+/** What the gate said of a tool call's route, by request (the guard's `also`). */
+const routeAdmissions = new WeakMap<Context<AppBindings>, CheckAdmission | undefined>();
+
 /** A request's body, read and parsed once: by the guard's route check, then by the handler. */
 const bodies = new WeakMap<Context<AppBindings>, Promise<{ bytes: ArrayBuffer | undefined; parsed: unknown }>>();
 function bodyOf(c: Context<AppBindings>) {
@@ -86,7 +90,7 @@ export function mcpRouter(api: OpenAPIHono<AppBindings>) {
       write: false,
       resource: "mcp",
       challengeScopes: toolScopes,
-      also: async (c) => routeChecksOf((await bodyOf(c)).parsed),
+      also: { checks: async (c) => routeChecksOf((await bodyOf(c)).parsed), answered: (c, answers) => routeAdmissions.set(c, answers?.[0]) },
     }),
     async (c) => {
       const { credential, scopes: granted } = c.var.caller;
@@ -98,7 +102,7 @@ export function mcpRouter(api: OpenAPIHono<AppBindings>) {
         requestId: c.var.requestId,
         env: c.env,
         executionCtx: c.executionCtx,
-        routeAdmission: c.var.furtherAdmissions?.[0],
+        routeAdmission: routeAdmissions.get(c),
       };
       // The SDK gets a copy of the request (lib/fresh-request.ts), and the body parsed once here,
       // where batches are checked, instead of again there.

@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
-import type { Admission, CountedAdmission, GateCheck } from "@/lib/auth/gate-protocol";
+import type { Admission, CheckAdmission, CountedAdmission, GateCheck } from "@/lib/auth/gate-protocol";
+import { mcpToolAdmission } from "@/lib/auth/mcp-tool-requests";
 import { grantGate, keyGate } from "@/lib/auth/gate";
 import { bearerChallenge, issuerOf, resourcesOf, type ResourceName } from "@/domain/auth/oauth-server";
 import type { Scope } from "@/lib/auth/scopes";
@@ -22,11 +23,8 @@ interface GuardOptions {
   resource?: ResourceName;
   /** The scopes a 401's challenge tells an OAuth client to ask for. */
   challengeScopes?: readonly string[];
-  /**
-   * Further checks the same gate call decides once the request is admitted (a /mcp tool call's
-   * route); their answers are `c.var.furtherAdmissions`.
-   */
-  also?: (c: Ctx) => Promise<readonly GateCheck[]>;
+  /** Further checks the same gate call decides once the request is admitted (a /mcp tool call's route), and who hears the answers. */
+  also?: { checks: (c: Ctx) => Promise<readonly GateCheck[]>; answered: (c: Ctx, answers: CheckAdmission[] | undefined) => void };
 }
 
 /**
@@ -37,7 +35,7 @@ interface GuardOptions {
 function acceptedAudiences(c: Ctx, issuer: string, resource: ResourceName): string[] {
   const resources = resourcesOf(issuer);
   if (resource === "mcp") return [resources.mcp, resources.api];
-  return c.var.mcpTool ? [resources.api, resources.mcp] : [resources.api];
+  return c.var.mcpToolRequest ? [resources.api, resources.mcp] : [resources.api];
 }
 
 /** One call to the credential's AccessGate: authentication, rate limit and scope together. */
@@ -49,7 +47,7 @@ async function admit(c: Ctx, token: string, credential: Credential, options: Gua
     windowSeconds: rateLimit.windowSeconds,
     scopes: options.scopes,
     write: options.write ?? (c.req.method !== "GET" && c.req.method !== "HEAD"),
-    ...(options.also ? { also: await options.also(c) } : {}),
+    ...(options.also ? { also: await options.also.checks(c) } : {}),
   };
   if (credential.type === "api_key") {
     return keyGate(c.env, credential.keyId).admit({ ...common, keyId: credential.keyId, tokenHash: await hashToken(token, c.env) });
@@ -97,11 +95,11 @@ export function guard(options: GuardOptions): MiddlewareHandler<AppBindings> {
         await enforceIpRateLimit(c, rateLimit);
         throw refuse(admission.outcome === "expired" ? "token_expired" : "invalid_token", token, credential);
       }
-      if (admission.outcome === "admitted") c.set("furtherAdmissions", admission.also);
+      if (admission.outcome === "admitted") options.also?.answered(c, admission.also);
       return admission;
     };
     // A /mcp tool call's route: the /mcp request's one gate call decided it already.
-    const decided = c.var.mcpTool;
+    const decided = mcpToolAdmission(c);
     const admission = decided?.admission && decided.bucket === rateLimit.bucket ? decided.admission : await authenticate();
     // Counted either way; throws 429 when the limit is used up.
     applyRateLimitDecision(c, rateLimit, admission.decision);
