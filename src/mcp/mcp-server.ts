@@ -60,6 +60,11 @@ const MAX_SCOPE_LISTS = 256;
 /** Servers by protocol era and the tools they offer, and the tools offered by each scope list seen. */
 const serversByToolSet = new Map<string, McpServer[]>();
 const toolSetOfScopes = new Map<string, { key: string; offered: PreparedTool[] }>();
+/**
+ * Servers handed to a request that may not have connected yet: the SDK awaits between asking
+ * for a server and connecting it, so "not connected" alone could hand one to two requests.
+ */
+const handedOut = new WeakSet<McpServer>();
 let built = 0;
 
 /** How many MCP servers this isolate has built (docs/decisions/sdk-and-mcp.md: once per tool set and concurrent request). */
@@ -104,9 +109,14 @@ export function mcpServer(grantedScopes: readonly string[], send: PartnerApiFetc
   const poolKey = `${era} ${set.key}`;
   let kept = serversByToolSet.get(poolKey);
   if (!kept) serversByToolSet.set(poolKey, (kept = []));
-  const idle = kept.find((server) => !server.isConnected());
-  if (idle) return idle;
-  const server = buildServer(set.offered, send);
-  if (kept.length < MAX_KEPT_PER_TOOL_SET) kept.push(server);
+  const server = kept.find((candidate) => !handedOut.has(candidate) && !candidate.isConnected()) ?? buildServer(set.offered, send);
+  if (!kept.includes(server) && kept.length < MAX_KEPT_PER_TOOL_SET) kept.push(server);
+  handedOut.add(server);
   return server;
 }
+
+/**
+ * The request `mcpServer` served is answered: its server is connected for as long as its
+ * answer streams, and free for another request once that ends.
+ */
+export const releaseMcpServer = (server: McpServer | undefined) => void (server && handedOut.delete(server));

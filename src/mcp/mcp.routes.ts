@@ -1,4 +1,4 @@
-import { createMcpHandler } from "@modelcontextprotocol/server";
+import { createMcpHandler, type McpServer } from "@modelcontextprotocol/server";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { scopes } from "@/lib/auth/scopes";
@@ -11,7 +11,7 @@ import { guard } from "@/middleware/guard";
 import { enforceIpRateLimit } from "@/middleware/rate-limit";
 import { batchRefusal } from "./batch";
 import type { CallerRequest, PartnerApiFetch } from "./call-route";
-import { mcpServer, routeChecksOf } from "./mcp-server";
+import { mcpServer, releaseMcpServer, routeChecksOf } from "./mcp-server";
 import { browserOrigin, originRefusal } from "./origin";
 import { toolRoutes } from "./tool-routes";
 import { tools, toolScopes } from "./tools";
@@ -50,6 +50,11 @@ function parsedJson(bytes: ArrayBuffer): unknown {
   }
 }
 
+/** The servers a request was handed (mcp-server.ts), given back once it is answered. */
+interface Lease {
+  servers: McpServer[];
+}
+
 /** What the gate said of a tool call's route, by request (the guard's `also`). */
 const routeAdmissions = new WeakMap<Context<AppBindings>, CheckAdmission | undefined>();
 
@@ -80,7 +85,11 @@ export function mcpRouter(api: OpenAPIHono<AppBindings>) {
   // One handler for the isolate, as the MCP SDK intends, and a server per set of tools
   // (mcp-server.ts): what varies per request (the caller to act as, the route's admission)
   // reaches the tools as the request's authInfo.
-  const handler = createMcpHandler(({ authInfo, era }) => mcpServer(authInfo?.scopes ?? [], send, era));
+  const handler = createMcpHandler(({ authInfo, era }) => {
+    const server = mcpServer(authInfo?.scopes ?? [], send, era);
+    (authInfo?.extra?.lease as Lease | undefined)?.servers.push(server);
+    return server;
+  });
   return createRouter().all("/", keepSetHeaders, checkOrigin,
     // Every MCP request is a POST, but only a tool's own request writes: that one meets the
     // move fence, so listing tools and reading keep working while the agency moves.
@@ -111,8 +120,13 @@ export function mcpRouter(api: OpenAPIHono<AppBindings>) {
       if (refusal) return refusal;
       const request = withBody(c.req.raw, bytes);
       const clientId = credential.type === "api_key" ? credential.keyId : credential.clientId;
-      const authInfo = { token: authorization.replace(/^Bearer\s+/i, ""), clientId, scopes: [...granted], extra: { caller } };
-      return handler.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });
+      const lease: Lease = { servers: [] };
+      const authInfo = { token: authorization.replace(/^Bearer\s+/i, ""), clientId, scopes: [...granted], extra: { caller, lease } };
+      try {
+        return await handler.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });
+      } finally {
+        lease.servers.forEach(releaseMcpServer);
+      }
     },
   );
 }

@@ -1,3 +1,4 @@
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Env } from "@/env";
@@ -137,7 +138,7 @@ describe("MCP and the gate", () => {
     expect((await api("GET", "/contacts", { token })).status).toBe(429);
   });
 
-  it("builds the MCP server once for a set of tools, not per request", async () => {
+  it("builds the MCP server once for a set of tools, not per request, in either protocol era", async () => {
     const agencyUuid = await createAgency();
     const { token } = await createKey(agencyUuid, { scopes: ["voice-ai", "messages"] });
     const send = async (request: Request) => answerOf(await fetchWithEnv(env as unknown as Env, request));
@@ -148,5 +149,22 @@ describe("MCP and the gate", () => {
       expect((await send(mcpRequest(token, "tools/list"))).result.tools.map((t: { name: string }) => t.name)).toContain("send_message");
     }
     expect(mcpServersBuilt()).toBe(built);
+
+    // A 2026-07-28 client (server/discover, then requests): its era gets servers of its own, kept alike.
+    const client = new Client({ name: "modern-agent", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), {
+        fetch: (url, init) => fetchWithEnv(env as unknown as Env, new Request(url, init)),
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
+    expect((await client.callTool({ name: "get_wallet", arguments: {} })).isError).toBeFalsy();
+    const modern = mcpServersBuilt();
+    for (let i = 0; i < 5; i++) {
+      expect((await client.callTool({ name: "get_wallet", arguments: {} })).isError).toBeFalsy();
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain("send_message");
+    }
+    expect(mcpServersBuilt()).toBe(modern);
+    await client.close();
   });
 });
