@@ -113,12 +113,12 @@ export function mcpRouter(api: OpenAPIHono<AppBindings>) {
         executionCtx: c.executionCtx,
         routeAdmission: routeAdmissions.get(c),
       };
-      // The SDK gets a copy of the request (lib/fresh-request.ts), and the body parsed once here,
-      // where batches are checked, instead of again there.
+      // The SDK gets the body parsed once here, where batches are checked, and reads none then;
+      // only a body that is not JSON goes to it as read bytes, in a copy of the request (lib/fresh-request.ts).
       const { bytes, parsed: parsedBody } = await bodyOf(c);
       const refusal = batchRefusal(parsedBody, c.req.header("MCP-Protocol-Version"));
       if (refusal) return refusal;
-      const request = withBody(c.req.raw, bytes);
+      const request = parsedBody === undefined ? withBody(c.req.raw, bytes) : c.req.raw;
       const clientId = credential.type === "api_key" ? credential.keyId : credential.clientId;
       const lease: Lease = { servers: [] };
       const authInfo = { token: authorization.replace(/^Bearer\s+/i, ""), clientId, scopes: [...granted], extra: { caller, lease } };
