@@ -149,23 +149,27 @@ export class AccessGate extends DurableObject<Env> implements AccessGateApi {
   /**
    * The further checks of an admitted request (a /mcp tool call's route), decided in the same
    * event as its own check: nothing awaits in between, so concurrent tool calls against a limit
-   * L admit exactly L, and no request is admitted by one bucket while another refuses it.
+   * L admit exactly L, and a request's checks all see one state of its buckets.
    */
   private further(checks: readonly GateCheck[] | undefined, caller: Caller, multiplier: number, moving: boolean): { also?: CheckAdmission[] } {
     if (!checks?.length) return {};
-    let stopped = false;
+    let refused = false;
     const also = checks.map((check): CheckAdmission => {
-      if (stopped) return { outcome: "skipped" };
-      stopped = true;
-      // A route the credential has no scope for is not offered to it: nothing is counted.
-      if (!hasAnyScope(caller.scopes, check.scopes)) return { outcome: "unscoped" };
-      const decision = this.consume(check.bucket, effectiveLimit(check.limit, multiplier), check.windowSeconds);
-      if (!decision.allowed) return { outcome: "forbidden", decision };
-      if (moving && check.write) return { outcome: "moving", decision };
-      stopped = false;
-      return { outcome: "admitted", caller, decision };
+      if (refused) return { outcome: "skipped" };
+      const answer = this.furtherCheck(check, caller, multiplier, moving);
+      refused = answer.outcome !== "admitted";
+      return answer;
     });
     return { also };
+  }
+
+  private furtherCheck(check: GateCheck, caller: Caller, multiplier: number, moving: boolean): CheckAdmission {
+    // A route the credential has no scope for is not offered to it: nothing is counted.
+    if (!hasAnyScope(caller.scopes, check.scopes)) return { outcome: "unscoped" };
+    const decision = this.consume(check.bucket, effectiveLimit(check.limit, multiplier), check.windowSeconds);
+    if (!decision.allowed) return { outcome: "forbidden", decision };
+    if (moving && check.write) return { outcome: "moving", decision };
+    return { outcome: "admitted", caller, decision };
   }
 
   /** Forget the cached key (or grant tokens and agency): the next request reads them again. */
