@@ -15,7 +15,7 @@ import { join, resolve } from "node:path";
 import { FEW_REQUESTS, alternate, measure, metrics } from "./bench/measure.mjs";
 import { measureDeepPages } from "./bench/lists.mjs";
 import { bulkBudgets, bulkLines, measureBulk, startUnindexed } from "./bench/bulk.mjs";
-import { measureMcp } from "./bench/mcp.mjs";
+import { mcpBudgets, mcpLines, measureMcp } from "./bench/mcp.mjs";
 import { measureOAuth } from "./bench/oauth.mjs";
 import { measureSms, seedSmsNumbers, smsBenchVars, smsLines, startFakeTwilio } from "./bench/sms.mjs";
 import { SEARCH, seedBenchmark } from "./bench/seed.mjs";
@@ -424,7 +424,7 @@ async function main() {
     const side = { rounds: ROUNDS, warmup: AB_WARMUP, seconds: AB_SECONDS, connections: CONNECTIONS, log };
     results.lists = { deep: await measureDeepPages(current.base, agencies[agencies.length - 1], side) };
     results.bulk = await bulkScenario(current, agencies[0], baseline && { target: baseline, agency: baseAgencies[0] }, pepper, side);
-    results.mcp = await measureMcp(current.base, agencies[0], side);
+    results.mcp = await measureMcp(current.base, agencies[0], side, baseline ? { base: baseline.base, agency: baseAgencies[0] } : null);
     results.oauth = await measureOAuth(current.base, agencies[0], { ...side, adminToken: BENCH_ADMIN_TOKEN, multiplier: 10_000 });
 
     log(`webhook delivery: ${WEBHOOK_EVENTS} contact.created events to a loopback receiver`);
@@ -548,6 +548,7 @@ function budgets(results, side = "current") {
     ...oauthBudgets(results),
     ...smsBudgets(results),
     ...bulkBudgets(results.bulk),
+    ...mcpBudgets(results.mcp),
     // Last: the baseline has no line of its own for it (this one names both figures).
     ...(results.directoryReads ? [directoryReadsBudget(results.directoryReads)] : []),
   ];
@@ -708,13 +709,7 @@ function printOAuth(results) {
 }
 
 function printMcp(results) {
-  const mcp = results.mcp;
-  if (!mcp) return;
-  console.log(`the MCP server against the route it calls, ${results.connections} connections, medians of ${mcp.rest.rounds.length} rounds side by side:`);
-  const header = `${pad("request", 48)}${padL("req/s", 8)}${padL("p50 ms", 8)}${padL("p99 ms", 8)}`;
-  console.log(`${header}\n${"-".repeat(header.length)}`);
-  for (const s of Object.values(mcp)) console.log(`${pad(s.name, 48)}${padL(s.rps, 8)}${padL(latency(s, "p50"), 8)}${padL(latency(s, "p99"), 8)}`);
-  console.log(`tool call / REST: ${(mcp.tool.rps / Math.max(mcp.rest.rps, 1)).toFixed(2)}x the requests per second, p50 ${mcp.tool.p50} vs ${mcp.rest.p50} ms\n`);
+  if (results.mcp?.ratios) for (const line of mcpLines(results.mcp, results.connections)) console.log(line);
 }
 
 /** Storage per record and the cron across shards (docs/operations.md, Scaling). */

@@ -161,8 +161,8 @@ export function buildApp() {
   app.route("/", oauthRouter);
   app.on(["GET", "HEAD", "OPTIONS"], OAUTH_PATHS.resourceMetadata, protectedResourceMetadata("api", scopes));
   app.on(["GET", "HEAD", "OPTIONS"], `${OAUTH_PATHS.resourceMetadata}/mcp`, protectedResourceMetadata("mcp", toolScopes));
-  // The MCP server for agents: each tool call goes through the whole app as a request of its route.
-  app.route("/mcp", mcpRouter((request, env, executionCtx) => app.fetch(request, env, executionCtx)));
+  // The MCP server for agents: each tool call is a request of its route, served by the route's own chain.
+  app.route("/mcp", mcpRouter(api));
   // The agency dashboard: HTML pages with their own headers, session and CSRF checks; no CORS.
   app.route("/dashboard", dashboardRouter);
   return { app, openApiDocument };

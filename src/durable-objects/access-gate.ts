@@ -7,6 +7,8 @@ import type {
   AccessGateApi,
   Admission,
   AdmissionRequest,
+  CheckAdmission,
+  GateCheck,
   GrantAdmissionRequest,
   OperatorAdmission,
   OperatorAdmissionRequest,
@@ -115,7 +117,7 @@ export class AccessGate extends DurableObject<Env> implements AccessGateApi {
       scopes: key.scopes,
     };
     this.lastUsed.touch("api_keys", request.keyId, shardDatabase(this.env, key.shard));
-    return { outcome: "admitted", caller, decision };
+    return { outcome: "admitted", caller, decision, ...this.further(request.also, caller, key.rateLimitMultiplier, key.moving) };
   }
 
   /**
@@ -143,6 +145,32 @@ export class AccessGate extends DurableObject<Env> implements AccessGateApi {
       scopes: token.scopes,
     };
     this.lastUsed.touch("app_grants", request.grantId, shardDatabase(this.env, grant.shard));
+    return { outcome: "admitted", caller, decision, ...this.further(request.also, caller, grant.rateLimitMultiplier, grant.moving) };
+  }
+
+  /**
+   * The further checks of an admitted request (a /mcp tool call's route), decided in the same
+   * event as its own check: nothing awaits in between, so concurrent tool calls against a limit
+   * L admit exactly L, and a request's checks all see one state of its buckets.
+   */
+  private further(checks: readonly GateCheck[] | undefined, caller: Caller, multiplier: number, moving: boolean): { also?: CheckAdmission[] } {
+    if (!checks?.length) return {};
+    let refused = false;
+    const also = checks.map((check): CheckAdmission => {
+      if (refused) return { outcome: "skipped" };
+      const answer = this.furtherCheck(check, caller, multiplier, moving);
+      refused = answer.outcome !== "admitted";
+      return answer;
+    });
+    return { also };
+  }
+
+  private furtherCheck(check: GateCheck, caller: Caller, multiplier: number, moving: boolean): CheckAdmission {
+    // A route the credential has no scope for is not offered to it: nothing is counted.
+    if (!hasAnyScope(caller.scopes, check.scopes)) return { outcome: "unscoped" };
+    const decision = this.consume(check.bucket, effectiveLimit(check.limit, multiplier), check.windowSeconds);
+    if (!decision.allowed) return { outcome: "forbidden", decision };
+    if (moving && check.write) return { outcome: "moving", decision };
     return { outcome: "admitted", caller, decision };
   }
 

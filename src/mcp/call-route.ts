@@ -1,12 +1,16 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { Context } from "hono";
 import type { Env } from "@/env";
+import type { CheckAdmission } from "@/lib/auth/gate-protocol";
 import { markMcpToolRequest } from "@/lib/auth/mcp-tool-requests";
 import { sha256Hex } from "@/lib/crypto";
 import type { ErrorBody } from "@/lib/errors";
 import type { ArgumentPlaces } from "./tool-input";
 
-/** Sends one request through the whole Worker, as if a partner had sent it. */
+/** Where the Partner API's routes are mounted. */
+export const API_PREFIX = "/api/v2";
+
+/** Sends a tool's request to its route (tool-routes.ts), as if a partner had sent it. */
 export type PartnerApiFetch = (request: Request, env: Env, executionCtx: Context["executionCtx"]) => Response | Promise<Response>;
 
 /** What a tool call carries over from the MCP request that made it. */
@@ -18,6 +22,11 @@ export interface CallerRequest {
   requestId: string;
   env: Env;
   executionCtx: Context["executionCtx"];
+  /**
+   * What the /mcp request's gate call decided of the called tool's route (docs/decisions/sdk-and-mcp.md),
+   * taken by the first tool call; a call without it (one of a 2025-03-26 batch) is admitted by its route's own gate call.
+   */
+  routeAdmission: CheckAdmission | undefined;
 }
 
 /** A tool as its calls need it: its name (for derived keys), its route and where each argument goes. */
@@ -25,6 +34,8 @@ export interface RouteCall {
   name: string;
   method: string;
   path: string;
+  /** The route's rate-limit bucket, which its admission is for. */
+  bucket: string;
   places: ArgumentPlaces;
 }
 
@@ -71,7 +82,7 @@ function pathSegment(value: unknown): string {
 async function routeRequest(tool: RouteCall, args: Record<string, unknown>, caller: CallerRequest): Promise<Request> {
   const { places } = tool;
   const path = tool.path.replace(/\{([^}]+)\}/g, (_, name: string) => pathSegment(args[name]));
-  const url = new URL(`/api/v2${path}`, caller.url);
+  const url = new URL(`${API_PREFIX}${path}`, caller.url);
   // An argument the body takes goes in the body (booking takes agent_uuid in either).
   for (const name of places.query) {
     const value = args[name];
@@ -168,16 +179,25 @@ function nonTextArguments(tool: RouteCall, args: Record<string, unknown>): CallT
   return details.length === 0 ? undefined : refusedCall(details[0]!.message, details);
 }
 
+/** The refusal of arguments the call cannot send to its route, or nothing: decided before the gate is asked. */
+export const refusedArguments = (tool: RouteCall, args: Record<string, unknown>): CallToolResult | undefined =>
+  unknownArguments(tool.places, args, tool.method === "post") ?? nonTextArguments(tool, args);
+
 /** Carries out a tool call through its route and turns the answer into the tool's result. */
 export async function callRoute(send: PartnerApiFetch, tool: RouteCall, args: Record<string, unknown>, caller: CallerRequest): Promise<CallToolResult> {
-  const refused = unknownArguments(tool.places, args, tool.method === "post") ?? nonTextArguments(tool, args);
+  const refused = refusedArguments(tool, args);
   if (refused) return refused;
   const request = await routeRequest(tool, args, caller);
-  markMcpToolRequest(request);
+  // One admission, one route request: a second call in the same request asks the gate itself.
+  const admission = caller.routeAdmission;
+  caller.routeAdmission = undefined;
+  markMcpToolRequest(request, { bucket: tool.bucket, ...(admission && "decision" in admission ? { admission } : {}) });
   const response = await send(request, caller.env, caller.executionCtx);
-  const body = (await response.json()) as Record<string, unknown>;
+  // The route's JSON text is the result's text as it is: parsed once, never written again.
+  const text = await response.text();
+  const body = JSON.parse(text) as Record<string, unknown>;
   const result: CallToolResult = response.ok
-    ? { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body }
+    ? { content: [{ type: "text", text }], structuredContent: body }
     : toolError(response.status, body as Partial<ErrorBody>, response);
   // An agent must be able to tell "done again" from "already done", and a refusal it may have
   // cured meanwhile (a wallet topped up, a slot freed) from a fresh one: the API keeps both 24 hours.

@@ -1,17 +1,20 @@
-import { createMcpHandler } from "@modelcontextprotocol/server";
-import type { MiddlewareHandler } from "hono";
+import { createMcpHandler, type McpServer } from "@modelcontextprotocol/server";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
 import { scopes } from "@/lib/auth/scopes";
 import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-router";
+import type { CheckAdmission } from "@/lib/auth/gate-protocol";
 import { withBody } from "@/lib/fresh-request";
 import { MCP_RATE_LIMIT } from "@/lib/rate-limits";
 import { guard } from "@/middleware/guard";
 import { enforceIpRateLimit } from "@/middleware/rate-limit";
 import { batchRefusal } from "./batch";
 import type { CallerRequest, PartnerApiFetch } from "./call-route";
-import { mcpServer } from "./mcp-server";
+import { mcpServer, releaseMcpServer, routeChecksOf } from "./mcp-server";
 import { browserOrigin, originRefusal } from "./origin";
-import { toolScopes } from "./tools";
+import { toolRoutes } from "./tool-routes";
+import { tools, toolScopes } from "./tools";
 
 /**
  * Headers set with `c.header()` ahead of the handler (X-Request-Id, the guard's RateLimit-*)
@@ -47,22 +50,57 @@ function parsedJson(bytes: ArrayBuffer): unknown {
   }
 }
 
+/** The servers a request was handed (mcp-server.ts), given back once it is answered. */
+interface Lease {
+  servers: McpServer[];
+}
+
+/** What the gate said of a tool call's route, by request (the guard's `also`). */
+const routeAdmissions = new WeakMap<Context<AppBindings>, CheckAdmission | undefined>();
+
+/** A request's body, read and parsed once: by the guard's route check, then by the handler. */
+const bodies = new WeakMap<Context<AppBindings>, Promise<{ bytes: ArrayBuffer | undefined; parsed: unknown }>>();
+function bodyOf(c: Context<AppBindings>) {
+  let body = bodies.get(c);
+  if (!body) {
+    const hasBody = c.req.method !== "GET" && c.req.method !== "HEAD";
+    body = hasBody ? c.req.arrayBuffer().then((bytes) => ({ bytes, parsed: parsedJson(bytes) })) : Promise.resolve({ bytes: undefined, parsed: undefined });
+    bodies.set(c, body);
+  }
+  return body;
+}
+
 /**
- * `/mcp`: the remote MCP server (streamable HTTP, stateless: each request builds its server
- * and ends with it, so no Durable Object or session holds anything between requests).
+ * `/mcp`: the remote MCP server (streamable HTTP, stateless: no Durable Object or session
+ * holds anything between requests).
  *
  * Every request presents an API key through the same gate as the Partner API and counts
- * against the endpoint's own limit; each tool call is then a request of its route, with that
- * route's scope and rate limit.
+ * against the endpoint's own limit; a tool call is also a request of its route, with that
+ * route's scope and rate limit, decided in the same gate call (docs/decisions/sdk-and-mcp.md),
+ * and served by the route's own handler chain (`api`'s, tool-routes.ts).
  */
-export function mcpRouter(send: PartnerApiFetch) {
-  // One handler for the isolate, as the MCP SDK intends: it holds no session, and what varies
-  // per request (the key's scopes, the caller to act as) reaches the factory as its authInfo.
-  const handler = createMcpHandler(({ authInfo }) => mcpServer(authInfo?.scopes ?? [], send, authInfo?.extra?.caller as CallerRequest));
+export function mcpRouter(api: OpenAPIHono<AppBindings>) {
+  let routes: PartnerApiFetch | undefined;
+  const send: PartnerApiFetch = (request, env, executionCtx) => (routes ??= toolRoutes(api, tools.map((tool) => tool.route)))(request, env, executionCtx);
+  // One handler for the isolate, as the MCP SDK intends, and a server per set of tools
+  // (mcp-server.ts): what varies per request (the caller to act as, the route's admission)
+  // reaches the tools as the request's authInfo.
+  const handler = createMcpHandler(({ authInfo, era }) => {
+    const server = mcpServer(authInfo?.scopes ?? [], send, era);
+    (authInfo?.extra?.lease as Lease | undefined)?.servers.push(server);
+    return server;
+  });
   return createRouter().all("/", keepSetHeaders, checkOrigin,
     // Every MCP request is a POST, but only a tool's own request writes: that one meets the
     // move fence, so listing tools and reading keep working while the agency moves.
-    guard({ scopes, rateLimit: MCP_RATE_LIMIT, write: false, resource: "mcp", challengeScopes: toolScopes }),
+    guard({
+      scopes,
+      rateLimit: MCP_RATE_LIMIT,
+      write: false,
+      resource: "mcp",
+      challengeScopes: toolScopes,
+      also: { checks: async (c) => routeChecksOf((await bodyOf(c)).parsed), answered: (c, answers) => routeAdmissions.set(c, answers?.[0]) },
+    }),
     async (c) => {
       const { credential, scopes: granted } = c.var.caller;
       const authorization = c.req.header("Authorization") ?? "";
@@ -73,18 +111,22 @@ export function mcpRouter(send: PartnerApiFetch) {
         requestId: c.var.requestId,
         env: c.env,
         executionCtx: c.executionCtx,
+        routeAdmission: routeAdmissions.get(c),
       };
-      // The SDK gets a copy of the request (lib/fresh-request.ts), and the body parsed once here,
-      // where batches are checked, instead of again there.
-      const hasBody = c.req.method !== "GET" && c.req.method !== "HEAD";
-      const bytes = hasBody ? await c.req.arrayBuffer() : undefined;
-      const parsedBody = bytes === undefined ? undefined : parsedJson(bytes);
+      // The SDK gets the body parsed once here, where batches are checked, and reads none then;
+      // only a body that is not JSON goes to it as read bytes, in a copy of the request (lib/fresh-request.ts).
+      const { bytes, parsed: parsedBody } = await bodyOf(c);
       const refusal = batchRefusal(parsedBody, c.req.header("MCP-Protocol-Version"));
       if (refusal) return refusal;
-      const request = withBody(c.req.raw, bytes);
+      const request = parsedBody === undefined ? withBody(c.req.raw, bytes) : c.req.raw;
       const clientId = credential.type === "api_key" ? credential.keyId : credential.clientId;
-      const authInfo = { token: authorization.replace(/^Bearer\s+/i, ""), clientId, scopes: [...granted], extra: { caller } };
-      return handler.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });
+      const lease: Lease = { servers: [] };
+      const authInfo = { token: authorization.replace(/^Bearer\s+/i, ""), clientId, scopes: [...granted], extra: { caller, lease } };
+      try {
+        return await handler.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });
+      } finally {
+        lease.servers.forEach(releaseMcpServer);
+      }
     },
   );
 }

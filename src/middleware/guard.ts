@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
-import type { Admission } from "@/lib/auth/gate-protocol";
+import type { Admission, CheckAdmission, CountedAdmission, GateCheck } from "@/lib/auth/gate-protocol";
+import { mcpToolAdmission } from "@/lib/auth/mcp-tool-requests";
 import { grantGate, keyGate } from "@/lib/auth/gate";
 import { bearerChallenge, issuerOf, resourcesOf, type ResourceName } from "@/domain/auth/oauth-server";
 import type { Scope } from "@/lib/auth/scopes";
@@ -22,6 +23,8 @@ interface GuardOptions {
   resource?: ResourceName;
   /** The scopes a 401's challenge tells an OAuth client to ask for. */
   challengeScopes?: readonly string[];
+  /** Further checks the same gate call decides once the request is admitted (a /mcp tool call's route), and who hears the answers. */
+  also?: { checks: (c: Ctx) => Promise<readonly GateCheck[]>; answered: (c: Ctx, answers: CheckAdmission[] | undefined) => void };
 }
 
 /**
@@ -44,6 +47,7 @@ async function admit(c: Ctx, token: string, credential: Credential, options: Gua
     windowSeconds: rateLimit.windowSeconds,
     scopes: options.scopes,
     write: options.write ?? (c.req.method !== "GET" && c.req.method !== "HEAD"),
+    ...(options.also ? { also: await options.also.checks(c) } : {}),
   };
   if (credential.type === "api_key") {
     return keyGate(c.env, credential.keyId).admit({ ...common, keyId: credential.keyId, tokenHash: await hashToken(token, c.env) });
@@ -77,18 +81,26 @@ export function guard(options: GuardOptions): MiddlewareHandler<AppBindings> {
       const expired = credential?.type === "app_grant" ? messages.oauthTokenExpired : messages.tokenExpired;
       return new ApiError(code, code === "token_expired" ? expired : messages.invalidToken, { headers: { "WWW-Authenticate": challenge } });
     };
-    const token = bearerToken(c.req.header("Authorization"));
-    const credential = token ? credentialOf(token, c.env) : null;
-    if (!token || !credential) {
-      await enforceIpRateLimit(c, rateLimit);
-      throw refuse("invalid_token", token, null);
-    }
+    /** The credential's gate call: refuses a request without a known token, counted against the client IP. */
+    const authenticate = async (): Promise<CountedAdmission> => {
+      const token = bearerToken(c.req.header("Authorization"));
+      const credential = token ? credentialOf(token, c.env) : null;
+      if (!token || !credential) {
+        await enforceIpRateLimit(c, rateLimit);
+        throw refuse("invalid_token", token, null);
+      }
 
-    const admission = await admit(c, token, credential, { ...options, scopes });
-    if (!("decision" in admission)) {
-      await enforceIpRateLimit(c, rateLimit);
-      throw refuse(admission.outcome === "expired" ? "token_expired" : "invalid_token", token, credential);
-    }
+      const admission = await admit(c, token, credential, { ...options, scopes });
+      if (!("decision" in admission)) {
+        await enforceIpRateLimit(c, rateLimit);
+        throw refuse(admission.outcome === "expired" ? "token_expired" : "invalid_token", token, credential);
+      }
+      if (admission.outcome === "admitted") options.also?.answered(c, admission.also);
+      return admission;
+    };
+    // A /mcp tool call's route: the /mcp request's one gate call decided it already.
+    const decided = mcpToolAdmission(c);
+    const admission = decided?.admission && decided.bucket === rateLimit.bucket ? decided.admission : await authenticate();
     // Counted either way; throws 429 when the limit is used up.
     applyRateLimitDecision(c, rateLimit, admission.decision);
     if (admission.outcome === "moving") throw agencyMovingError();

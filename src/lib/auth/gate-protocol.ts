@@ -15,9 +15,8 @@ export interface RateLimitDecision {
   resetSeconds: number;
 }
 
-export interface AdmissionRequest {
-  keyId: string;
-  tokenHash: string;
+/** One rate limit and scope a request must pass: a route's, or the /mcp endpoint's. */
+export interface GateCheck {
   bucket: string;
   /** The route's limit before the key's multiplier. */
   limit: number;
@@ -28,8 +27,22 @@ export interface AdmissionRequest {
   write: boolean;
 }
 
+/**
+ * Checks decided in the same call once the request's own check admitted it, in order: a /mcp
+ * tool call names its route's (docs/decisions/sdk-and-mcp.md). A check whose scopes the
+ * credential lacks is neither counted nor admitted (`unscoped`); one refused stops the rest.
+ */
+interface FurtherChecks {
+  also?: readonly GateCheck[];
+}
+
+export interface AdmissionRequest extends GateCheck, FurtherChecks {
+  keyId: string;
+  tokenHash: string;
+}
+
 /** A request carrying a connected app's OAuth access token, for its grant's gate. */
-export interface GrantAdmissionRequest {
+export interface GrantAdmissionRequest extends GateCheck, FurtherChecks {
   grantId: string;
   /** The access token itself: only the OAuth library can check it (its record is keyed by the token's hash, its props sealed with it). */
   token: string;
@@ -37,11 +50,6 @@ export interface GrantAdmissionRequest {
   issuer: string;
   /** The token audiences (RFC 8707 resources) this route accepts, most likely first. */
   audiences: readonly string[];
-  bucket: string;
-  limit: number;
-  windowSeconds: number;
-  scopes: readonly Scope[];
-  write: boolean;
 }
 
 export interface OperatorAdmissionRequest {
@@ -61,12 +69,18 @@ export type OperatorAdmission =
   | { outcome: "refused"; decision: RateLimitDecision };
 
 export type Admission =
-  | { outcome: "admitted"; caller: Caller; decision: RateLimitDecision }
+  | { outcome: "admitted"; caller: Caller; decision: RateLimitDecision; /** One answer per further check asked, in order. */ also?: CheckAdmission[] }
   | { outcome: "invalid" | "expired" }
   /** Counted against the limit (the decision may refuse it), but the key lacks the scope. */
   | { outcome: "forbidden"; decision: RateLimitDecision }
   /** Counted and allowed, but a write while the key's agency moves to another shard (503). */
   | { outcome: "moving"; decision: RateLimitDecision };
+
+/** A known credential's answer: counted against the limit, and admitted or not. */
+export type CountedAdmission = Exclude<Admission, { outcome: "invalid" | "expired" }>;
+
+/** A further check's answer: as a request's, or `unscoped` (not counted), or `skipped` after an earlier one refused. */
+export type CheckAdmission = CountedAdmission | { outcome: "unscoped" | "skipped" };
 
 /** The AccessGate's RPC methods, as the Worker's binding sees them. */
 export interface AccessGateApi extends Rpc.DurableObjectBranded {
