@@ -16,7 +16,15 @@ import { gzipSync } from "node:zlib";
 import { FEW_REQUESTS, alternate, measure, metrics } from "./bench/measure.mjs";
 import { BULK_ITEMS, measureBulk, measureDeepPages } from "./bench/lists.mjs";
 import { measureMcp } from "./bench/mcp.mjs";
-import { REFERENCE_SIZE, compareWithReference, projectScenario, referenceBudget, referenceLines, referenceScenario } from "./bench/reference-compare.mjs";
+import {
+  REFERENCE_SIZE,
+  compareWithReference,
+  projectScenario,
+  referenceBudget,
+  referenceLines,
+  referenceRounds,
+  referenceScenario,
+} from "./bench/reference-compare.mjs";
 import { measureOAuth } from "./bench/oauth.mjs";
 import { measureSms, seedSmsNumbers, smsBenchVars, smsLines, startFakeTwilio } from "./bench/sms.mjs";
 import { SEARCH, seedBenchmark } from "./bench/seed.mjs";
@@ -357,7 +365,7 @@ async function main() {
     results.reference = await compareWithReference({
       project: { base: current.base, scenario: projectScenario(agencies[0]), cpu: () => current.cpuSeconds() },
       reference: { base: reference.base, scenario: referenceScenario(refAgency), cpu: () => reference.cpuSeconds() },
-      rounds: ROUNDS,
+      rounds: referenceRounds(ROUNDS),
       warmup: AB_WARMUP,
       seconds: AB_SECONDS,
       connections: CONNECTIONS,
