@@ -16,6 +16,15 @@ import { FEW_REQUESTS, alternate, measure, metrics } from "./bench/measure.mjs";
 import { measureDeepPages } from "./bench/lists.mjs";
 import { bulkBudgets, bulkLines, measureBulk, startUnindexed } from "./bench/bulk.mjs";
 import { mcpBudgets, mcpLines, measureMcp } from "./bench/mcp.mjs";
+import {
+  REFERENCE_SIZE,
+  compareWithReference,
+  projectScenario,
+  referenceBudget,
+  referenceLines,
+  referenceRounds,
+  referenceScenario,
+} from "./bench/reference-compare.mjs";
 import { measureOAuth } from "./bench/oauth.mjs";
 import { measureSms, seedSmsNumbers, smsBenchVars, smsLines, startFakeTwilio } from "./bench/sms.mjs";
 import { SEARCH, seedBenchmark } from "./bench/seed.mjs";
@@ -51,7 +60,6 @@ const TWILIO_PORT = PORT + 5;
 const MOVE_PORT = PORT + 6;
 /** The current Worker without the search index's triggers (scripts/bench/bulk.mjs). */
 const UNINDEXED_PORT = PORT + 7;
-const REFERENCE_SIZE = 1_000;
 const LIST = "GET /contacts?limit=20";
 const BY_NAME = `GET /contacts?q=${SEARCH.last}&limit=20`;
 const BY_TAG = `GET /contacts?tag=${SEARCH.tag}&limit=20`;
@@ -131,26 +139,7 @@ function scenarios(agency) {
 
 const FLOOR = { name: "GET /health", method: "GET", path: "/health", headers: {} };
 
-/** Each JSON value's kind, key by key, so two answers can be compared for shape. */
-function shapeOf(value) {
-  if (Array.isArray(value)) return value.length > 0 ? [shapeOf(value[0])] : [];
-  if (value && typeof value === "object") return Object.fromEntries(Object.keys(value).sort().map((k) => [k, shapeOf(value[k])]));
-  return value === null ? "null" : typeof value;
-}
-
-async function getJson(base, scenario) {
-  const res = await fetch(`${base}${scenario.path}`, { headers: scenario.headers });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${scenario.name} at ${base}: HTTP ${res.status} ${text.slice(0, 300)}`);
-  return { body: JSON.parse(text), headers: res.headers };
-}
-
-/**
- * The project's `GET /contacts?limit=20` against the hand-written reference Worker, both on an
- * agency of 1,000 contacts, A B A B. Checks first that both answer the same JSON shape and
- * rate-limit headers.
- */
-/** Two servers' scenarios measured A B A B for ROUNDS rounds, each round logged. */
+/** Two servers' scenarios measured side by side for ROUNDS rounds, each round logged. */
 function abRounds(a, b) {
   return alternate([a, b], {
     rounds: ROUNDS,
@@ -159,37 +148,6 @@ function abRounds(a, b) {
     connections: CONNECTIONS,
     onRound: (r, round) => log(`  round ${r}: ${a.key} ${round[a.key].rps} req/s, ${b.key} ${round[b.key].rps} req/s`),
   });
-}
-
-async function referenceComparison(current, project, reference, refAgency) {
-  const projectScenario = scenarios(project)[0];
-  const refScenario = {
-    name: `${LIST} (reference)`,
-    method: "GET",
-    path: "/contacts?limit=20",
-    headers: { Authorization: `Bearer ${refAgency.token}` },
-    check: page(REFERENCE_SIZE, 20, () => true, ""),
-  };
-  const [mine, theirs] = [await getJson(current.base, projectScenario), await getJson(reference.base, refScenario)];
-  const [a, b] = [JSON.stringify(shapeOf(mine.body)), JSON.stringify(shapeOf(theirs.body))];
-  if (a !== b) throw new Error(`the reference Worker's answer is not shaped like the project's:\n project   ${a}\n reference ${b}`);
-  for (const header of ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy"]) {
-    if (!mine.headers.get(header) || !theirs.headers.get(header)) throw new Error(`${header} missing from the project's or the reference's answer`);
-  }
-  const projectMetrics = await metrics(current.base, projectScenario, `${LIST} [project]`);
-  const refMetrics = await metrics(reference.base, refScenario, `${LIST} [reference]`);
-  log(`${LIST}: project vs hand-written reference, ${ROUNDS} rounds of ${AB_WARMUP} s warm-up + ${AB_SECONDS} s, A B A B`);
-  const { rounds, medians } = await abRounds(
-    { key: "project", base: current.base, scenario: projectScenario },
-    { key: "reference", base: reference.base, scenario: refScenario },
-  );
-  return {
-    size: REFERENCE_SIZE,
-    rounds,
-    medians,
-    ratio: +(medians.project.rps / medians.reference.rps).toFixed(2),
-    metrics: { project: projectMetrics, reference: refMetrics },
-  };
 }
 
 /**
@@ -401,7 +359,15 @@ async function main() {
     results.scenarios.push({ name: "GET /health (floor)", size: null, ...floor.current, ratio: 1 });
     before?.scenarios.push({ name: "GET /health (floor)", size: null, ...floor.baseline, ratio: 1 });
 
-    results.reference = await referenceComparison(current, agencies[0], reference, refAgency);
+    results.reference = await compareWithReference({
+      project: { base: current.base, scenario: projectScenario(agencies[0]), cpu: () => current.cpuSeconds() },
+      reference: { base: reference.base, scenario: referenceScenario(refAgency), cpu: () => reference.cpuSeconds() },
+      rounds: referenceRounds(ROUNDS),
+      warmup: AB_WARMUP,
+      seconds: AB_SECONDS,
+      connections: CONNECTIONS,
+      log,
+    });
     // Done with the reference Worker: an idle wrangler dev still takes memory and some CPU.
     reference.stop();
 
@@ -516,13 +482,7 @@ function budgets(results, side = "current") {
   const post = find(results, "POST /contacts", small);
   const ref = results.reference;
   return [
-    ref
-      ? {
-          budget: "GET /contacts >= 0.90 of the hand-written Worker",
-          value: `${ref.ratio} (${ref.medians.project.rps} vs ${ref.medians.reference.rps} req/s, medians of ${ref.rounds.length})`,
-          ok: ref.ratio >= 0.9,
-        }
-      : { budget: "GET /contacts >= 0.90 of the hand-written Worker", value: "not measured", ok: null },
+    referenceBudget(ref),
     ...growth(results, LIST),
     ...growth(results, BY_NAME),
     ...growth(results, BY_TAG),
@@ -634,20 +594,7 @@ function print(results) {
   }
   if (results.scenarios.some((s) => s.p99 !== undefined && few(s))) console.log(FEW_NOTE);
 
-  const ref = results.reference;
-  console.log(
-    `\n${LIST} at ${thousands(ref.size)} contacts: the project vs the hand-written Worker (scripts/bench/reference), ` +
-      `A B A B, ${results.abWarmupSeconds} s warm-up + ${results.abSeconds} s each:`,
-  );
-  const refHeader = `${pad("round", 8)}${padL("project req/s", 15)}${padL("p50", 6)}${padL("p99", 6)}${padL("reference req/s", 18)}${padL("p50", 6)}${padL("p99", 6)}`;
-  console.log(`${refHeader}\n${"-".repeat(refHeader.length)}`);
-  const refLine = (label, p, r) => console.log(`${pad(label, 8)}${padL(p.rps, 15)}${padL(p.p50, 6)}${padL(p.p99, 6)}${padL(r.rps, 18)}${padL(r.p50, 6)}${padL(r.p99, 6)}`);
-  ref.rounds.forEach((round, i) => refLine(String(i + 1), round.project, round.reference));
-  refLine("median", ref.medians.project, ref.medians.reference);
-  console.log(
-    `project / reference (medians): ${ref.ratio}; rows read ${ref.metrics.project.rowsRead} vs ${ref.metrics.reference.rowsRead}, ` +
-      `D1 trips ${ref.metrics.project.d1RoundTrips} vs ${ref.metrics.reference.d1RoundTrips}`,
-  );
+  for (const line of referenceLines(results.reference, { warmupSeconds: results.abWarmupSeconds, seconds: results.abSeconds })) console.log(line);
 
   const w = results.webhooks;
   const webhookLine = (w) =>

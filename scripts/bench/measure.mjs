@@ -47,9 +47,11 @@ export const FEW_REQUESTS = 20;
  * `seconds` measured. A scenario too slow to complete FEW_REQUESTS in that window (judged by
  * the warm-up's pace, or by the window itself) is measured instead as FEW_REQUESTS requests,
  * each to completion (`mode: "requests"`), so its rate and percentiles cover every request.
- * Throws when any request failed or answered other than 2xx.
+ * Throws when any request failed or answered other than 2xx. With `cpu` (a function giving the
+ * server's CPU seconds so far, Target.cpuSeconds) it also reports the server's CPU
+ * milliseconds per request of the measured run (`cpuMsPerRequest`).
  */
-export async function measure(base, scenario, { warmup, seconds, connections, label = scenario.name }) {
+export async function measure(base, scenario, { warmup, seconds, connections, label = scenario.name, cpu }) {
   // The warm-up's pace tells a slow scenario in advance, saving a window that would say little.
   let expected = Infinity;
   if (warmup > 0) {
@@ -58,11 +60,13 @@ export async function measure(base, scenario, { warmup, seconds, connections, la
     expected = (warm.requests.total * seconds) / warmup;
     await drain(base, scenario, label);
   }
+  let cpuBefore = cpu?.();
   let result = expected >= FEW_REQUESTS ? await load(base, scenario, { seconds }, connections) : null;
   if (result) assertAllOk(result, label);
   let mode = "window";
   if (!result || result.requests.total < FEW_REQUESTS) {
     if (result) await drain(base, scenario, label);
+    cpuBefore = cpu?.();
     result = await load(base, scenario, { amount: FEW_REQUESTS }, connections);
     assertAllOk(result, `${label} (${FEW_REQUESTS} requests)`);
     if (result.requests.total < FEW_REQUESTS) throw new Error(`${label}: ${result.requests.total} of ${FEW_REQUESTS} requests completed`);
@@ -71,7 +75,9 @@ export async function measure(base, scenario, { warmup, seconds, connections, la
   // Completed requests over the run's actual length: a slow scenario's few requests a second
   // keep a decimal rather than rounding to 0.
   const rate = result.requests.total / (result.duration || seconds);
+  const cpuAfter = cpu?.();
   return {
+    ...(cpuBefore != null && cpuAfter != null ? { cpuMsPerRequest: +(((cpuAfter - cpuBefore) * 1000) / result.requests.total).toFixed(2) } : {}),
     rps: rate >= 10 ? Math.round(rate) : +rate.toFixed(1),
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -121,6 +127,16 @@ export function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/**
+ * The median of each round's ratio of side `a` to side `b` (requests per second), and the
+ * ratios: a round's runs share the machine's state of the moment, which the ratio of the two
+ * sides' medians (taken from different rounds) would not.
+ */
+export function roundRatios(rounds, a, b) {
+  const ratios = rounds.map((round) => +(round[a].rps / Math.max(round[b].rps, 1)).toFixed(3));
+  return { ratios, ratio: +median(ratios).toFixed(2) };
+}
+
 /** An `onRound` for `alternate` that logs each side's rate (and p50) of the round. */
 const logRounds = (sides, log) => (r, round) =>
   log(`  round ${r}: ${sides.map((s) => `${s.key} ${round[s.key].rps} req/s p50 ${round[s.key].p50} ms`).join(", ")}`);
@@ -136,16 +152,19 @@ export async function sideBySide(sides, { rounds, warmup, seconds, connections, 
 }
 
 /**
- * Side by side: each round measures every side in turn (A B, A B, ...), each with its own
- * warm-up, so drift on the machine (heat, other work, a growing table) falls on both alike.
- * `sides` is `[{ key, base, scenario }]`; returns each round's numbers and each side's medians.
+ * Side by side: each round measures every side in turn, each with its own warm-up, and every
+ * other round in the reverse order (A B, B A, A B, ...), so drift on the machine (heat, other
+ * work, a growing table) falls on both alike and neither side always runs second, on a server
+ * the other side's load has just left warm or busy. `sides` is `[{ key, base, scenario, cpu? }]`
+ * (`cpu`: see measure);
+ * returns each round's numbers (keyed by side, whatever the order) and each side's medians.
  */
 export async function alternate(sides, { rounds, warmup, seconds, connections, onRound }) {
   const all = [];
   for (let r = 1; r <= rounds; r++) {
     const round = {};
-    for (const side of sides) {
-      round[side.key] = await measure(side.base, side.scenario, { warmup, seconds, connections, label: `${side.scenario.name} [${side.key}]` });
+    for (const side of r % 2 === 1 ? sides : [...sides].reverse()) {
+      round[side.key] = await measure(side.base, side.scenario, { warmup, seconds, connections, label: `${side.scenario.name} [${side.key}]`, cpu: side.cpu });
     }
     all.push(round);
     onRound?.(r, round);
@@ -158,6 +177,7 @@ export async function alternate(sides, { rounds, warmup, seconds, connections, o
       p99: median(all.map((round) => round[key].p99)),
       requests: all.reduce((n, round) => n + round[key].requests, 0),
       mode: all.some((round) => round[key].mode === "requests") ? "requests" : "window",
+      ...(all.every((round) => round[key].cpuMsPerRequest !== undefined) ? { cpuMsPerRequest: median(all.map((round) => round[key].cpuMsPerRequest)) } : {}),
     };
   }
   return { rounds: all, medians };

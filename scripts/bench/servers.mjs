@@ -2,7 +2,7 @@
 // own local state under .bench/): the project itself, the hand-written reference Worker
 // (scripts/bench/reference/) and, with BENCH_BASELINE, another checkout of the project.
 import { execFile, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { promisify } from "node:util";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
@@ -12,6 +12,9 @@ import { ROOT } from "../lib/dev-vars.mjs";
 import { nodeBinary, wranglerEnv } from "../lib/wrangler.mjs";
 
 const run = promisify(execFile);
+
+/** /proc/<pid>/stat counts CPU time in clock ticks: 100 a second on Linux (USER_HZ). */
+const CLOCK_TICKS = 100;
 
 /** A port free right now (the OS picks it), for a server that needs one of its own. */
 export function freePort() {
@@ -187,6 +190,41 @@ export class Target {
       await new Promise((r) => setTimeout(r, 500));
     }
     throw new Error(`${this.label}: wrangler dev did not answer ${this.readyPath} within ${timeoutMs / 1000} s\n${this.output.slice(-4000)}`);
+  }
+
+  /**
+   * CPU seconds used so far by this server's processes (wrangler and its workerd processes,
+   * read from /proc), or null where there is no /proc. Their difference over a run, per
+   * request, is what a request costs the server whatever else the machine is doing, where
+   * requests per second also measure how much of the machine was left to it.
+   */
+  cpuSeconds() {
+    if (!this.child?.pid || !existsSync("/proc/self/stat")) return null;
+    const stats = new Map();
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        // The command may hold spaces and parentheses: the fields start after the last ")".
+        const text = readFileSync(`/proc/${entry}/stat`, "utf8");
+        const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+        stats.set(Number(entry), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+      } catch {
+        // gone meanwhile
+      }
+    }
+    const tree = new Set([this.child.pid]);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const [pid, { ppid }] of stats) {
+        if (!tree.has(pid) && tree.has(ppid)) {
+          tree.add(pid);
+          grew = true;
+        }
+      }
+    }
+    let ticks = 0;
+    for (const pid of tree) ticks += stats.get(pid)?.ticks ?? 0;
+    return ticks / CLOCK_TICKS;
   }
 
   /** Stops the wrangler this target started (and, through it, its workerd). */

@@ -35,10 +35,10 @@ export const requestContext: MiddlewareHandler<AppBindings> = async (c, next) =>
   // header set above: every answer carries it all the same.
   c.res.headers.set("X-Request-Id", requestId);
 
-  const opened = c.var.shardSession;
+  const opened = c.get("shardSession");
   if (opened) {
     // Deliveries of the events this request committed start now, after the response.
-    const publishing = c.res.status < 400 ? publishWritten(c.var.db, c.env.WEBHOOK_QUEUE, logger) : undefined;
+    const publishing = c.res.status < 400 ? publishWritten(c.get("db"), c.env.WEBHOOK_QUEUE, logger) : undefined;
     if (publishing) c.executionCtx.waitUntil(publishing);
     const { recorder, session, shard } = opened;
     if (recorder) {

@@ -17,7 +17,7 @@ export function useShard<E extends AppBindings>(context: Context<E>, shard: stri
   // Every app's variables extend AppBindings' (the dashboard adds its session and form).
   const c = context as unknown as Context<AppBindings>;
   const d1 = shardDatabase(c.env, shard);
-  const sent = c.var.bookmark;
+  const sent = c.get("bookmark");
   const isRead = c.req.method === "GET" || c.req.method === "HEAD";
   const start = mode === "primary" ? "first-primary" : sent?.shard === shard ? sent.bookmark : isRead ? "first-unconstrained" : "first-primary";
   const session = d1.withSession(start);

@@ -21,7 +21,7 @@ const canonical = (values: Record<string, unknown>) =>
  * list or of other filters is refused instead of paging the wrong rows.
  */
 export function askedPage(c: Context<AppBindings>, query: PaginationQuery, order: { size: number }): Promise<ListPage> {
-  const binding = [c.req.routePath, c.var.caller.agencyId, canonical(c.req.param()), canonical(query)].join("\n");
+  const binding = [c.req.routePath, c.get("caller").agencyId, canonical(c.req.param()), canonical(query)].join("\n");
   return listPage(query, binding, order.size, requiredTokenPepper(c.env));
 }
 

@@ -20,7 +20,7 @@ export const listContacts: Handler<"listContacts"> = async (c) => {
   const query = c.req.valid("query");
   const asked = await askedPage(c, query, repo.contactOrder);
   const filters = { q: query.q, tag: query.tag, source: query.source, externalId: query.external_id, deleted: query.deleted };
-  const found = await repo.listContacts(c.var.db, c.var.caller.agencyId, filters, asked);
+  const found = await repo.listContacts(c.get("db"), c.get("caller").agencyId, filters, asked);
   const { rows, pagination } = await answeredPage(c, asked, found, repo.contactOrder.keysOf);
   return c.json({ success: true as const, contacts: rows.map(repo.toPublicContact), pagination }, 200);
 };
