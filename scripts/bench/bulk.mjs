@@ -271,7 +271,7 @@ export async function startUnindexed({ port, out, pepper, sizes = [1_000] }) {
 async function standalone() {
   const { Target, baselineConfig, runnableConfig } = await import("./servers.mjs");
   const { seedBenchmark } = await import("./seed.mjs");
-  const { ROOT, ensureDevVars, readDevVars } = await import("../lib/dev-vars.mjs");
+  const { ROOT, ensureDevVars } = await import("../lib/dev-vars.mjs");
   const port = Number(process.env.BENCH_PORT || 8799) + 30;
   const out = join(ROOT, ".bench", "bulk");
   const started = Date.now();
@@ -290,7 +290,7 @@ async function standalone() {
     const [agency] = seedBenchmark(await current.migrate(), { pepper, sizes: [1_000] });
     const workers = [{ key: "current", label: "current", base: current.base, agency }];
     if (baseline) {
-      const [baseAgency] = seedBenchmark(await baseline.migrate(), { pepper: readDevVars(join(checkout, ".dev.vars")).TOKEN_PEPPER, sizes: [1_000] });
+      const [baseAgency] = seedBenchmark(await baseline.migrate(), { pepper: ensureDevVars(join(checkout, ".dev.vars")).vars.TOKEN_PEPPER, sizes: [1_000] });
       workers.push({ key: "baseline", label: "baseline", base: baseline.base, agency: baseAgency });
     }
     const unindexed = await startUnindexed({ port: port + 2, out, pepper });

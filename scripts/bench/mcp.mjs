@@ -131,7 +131,7 @@ export function mcpLines(mcp, connections) {
 async function standalone() {
   const { Target, baselineConfig, runnableConfig } = await import("./servers.mjs");
   const { seedBenchmark } = await import("./seed.mjs");
-  const { ROOT, ensureDevVars, readDevVars } = await import("../lib/dev-vars.mjs");
+  const { ROOT, ensureDevVars } = await import("../lib/dev-vars.mjs");
   const port = Number(process.env.BENCH_PORT || 8799) + 20;
   const out = join(ROOT, ".bench", "mcp");
   const log = (line) => console.log(`\x1b[35m[bench mcp]\x1b[0m ${line}`);
@@ -147,7 +147,7 @@ async function standalone() {
     // The Worker serves nothing without a TOKEN_PEPPER: the checkout's .dev.vars gets one if it has none.
     const pepper = ensureDevVars().vars.TOKEN_PEPPER;
     const [agency] = seedBenchmark(await current.migrate(), { pepper, sizes: [1_000] });
-    const baseAgency = baseline ? seedBenchmark(await baseline.migrate(), { pepper: readDevVars(join(checkout, ".dev.vars")).TOKEN_PEPPER, sizes: [1_000] })[0] : null;
+    const baseAgency = baseline ? seedBenchmark(await baseline.migrate(), { pepper: ensureDevVars(join(checkout, ".dev.vars")).vars.TOKEN_PEPPER, sizes: [1_000] })[0] : null;
     for (const t of targets) await t.start();
     await Promise.all(targets.map((t) => t.waitReady()));
     const connections = Number(process.env.BENCH_CONNECTIONS || 10);
