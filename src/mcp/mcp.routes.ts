@@ -41,9 +41,9 @@ const checkOrigin: MiddlewareHandler<AppBindings> = async (c, next) => {
 };
 
 /** The body as JSON, or undefined when it is none (the endpoint then answers with its parse error). */
-function parsedJson(bytes: ArrayBuffer): unknown {
+function parsedJson(text: string): unknown {
   try {
-    return JSON.parse(new TextDecoder().decode(bytes));
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
@@ -53,12 +53,12 @@ function parsedJson(bytes: ArrayBuffer): unknown {
 const routeAdmissions = new WeakMap<Context<AppBindings>, CheckAdmission | undefined>();
 
 /** A request's body, read and parsed once: by the guard's route check, then by the handler. */
-const bodies = new WeakMap<Context<AppBindings>, Promise<{ bytes: ArrayBuffer | undefined; parsed: unknown }>>();
-function bodyOf(c: Context<AppBindings>) {
+const bodies = new WeakMap<Context<AppBindings>, Promise<unknown>>();
+function bodyOf(c: Context<AppBindings>): Promise<unknown> {
   let body = bodies.get(c);
   if (!body) {
     const hasBody = c.req.method !== "GET" && c.req.method !== "HEAD";
-    body = hasBody ? c.req.arrayBuffer().then((bytes) => ({ bytes, parsed: parsedJson(bytes) })) : Promise.resolve({ bytes: undefined, parsed: undefined });
+    body = hasBody ? c.req.text().then(parsedJson) : Promise.resolve(undefined);
     bodies.set(c, body);
   }
   return body;
@@ -85,7 +85,7 @@ export function mcpRouter(api: OpenAPIHono<AppBindings>) {
       write: false,
       resource: "mcp",
       challengeScopes: toolScopes,
-      also: { checks: async (c) => routeChecksOf((await bodyOf(c)).parsed), answered: (c, answers) => routeAdmissions.set(c, answers?.[0]) },
+      also: { checks: async (c) => routeChecksOf(await bodyOf(c)), answered: (c, answers) => routeAdmissions.set(c, answers?.[0]) },
     }),
     async (c) => {
       const caller: CallerRequest = {
@@ -97,7 +97,7 @@ export function mcpRouter(api: OpenAPIHono<AppBindings>) {
         executionCtx: c.executionCtx,
         routeAdmission: routeAdmissions.get(c),
       };
-      const { parsed } = await bodyOf(c);
+      const parsed = await bodyOf(c);
       const refusal = batchRefusal(parsed, c.req.header("MCP-Protocol-Version"));
       if (refusal) return refusal;
       const body = parsed === undefined ? { unusable: true as const } : { json: parsed };
