@@ -6,8 +6,9 @@ import { api, BASE } from "../helpers/http";
 /**
  * /mcp's transport, message by message, as the official MCP SDK's server (2.4) answered each
  * before ours replaced it: statuses, JSON-RPC codes and messages, ids, answer formats. The
- * expected answers are the SDK's own, recorded from it; the official client (mcp.test.ts) is
- * the other half of the check.
+ * expected answers are the SDK's own, recorded from it (this file passed against the SDK's
+ * server too, `listChanged` aside: docs/decisions/sdk-and-mcp.md); the official client
+ * (mcp.test.ts) is the other half of the check.
  */
 
 const MODERN_META = {
