@@ -1,10 +1,10 @@
-import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { Context } from "hono";
 import type { Env } from "@/env";
 import type { CheckAdmission } from "@/lib/auth/gate-protocol";
 import { markMcpToolRequest } from "@/lib/auth/mcp-tool-requests";
 import { sha256Hex } from "@/lib/crypto";
 import type { ErrorBody } from "@/lib/errors";
+import type { CallToolResult } from "./mcp-types";
 import type { ArgumentPlaces } from "./tool-input";
 
 /** Where the Partner API's routes are mounted. */
@@ -193,12 +193,13 @@ export async function callRoute(send: PartnerApiFetch, tool: RouteCall, args: Re
   caller.routeAdmission = undefined;
   markMcpToolRequest(request, { bucket: tool.bucket, ...(admission && "decision" in admission ? { admission } : {}) });
   const response = await send(request, caller.env, caller.executionCtx);
-  // The route's JSON text is the result's text as it is: parsed once, never written again.
+  // The route's JSON text is the result's text and its structured content as it is: an answer
+  // is parsed only when it is a refusal, whose envelope the tool error quotes.
   const text = await response.text();
-  const body = JSON.parse(text) as Record<string, unknown>;
-  const result: CallToolResult = response.ok
-    ? { content: [{ type: "text", text }], structuredContent: body }
-    : toolError(response.status, body as Partial<ErrorBody>, response);
+  // (Every route answers a JSON object; anything else would be a bug, answered as the route's error below.)
+  const result: CallToolResult = response.ok && text.startsWith("{")
+    ? { content: [{ type: "text", text }], structuredJson: text }
+    : toolError(response.status, JSON.parse(text) as Partial<ErrorBody>, response);
   // An agent must be able to tell "done again" from "already done", and a refusal it may have
   // cured meanwhile (a wallet topped up, a slot freed) from a fresh one: the API keeps both 24 hours.
   if (response.headers.get("Idempotent-Replayed") === "true") {

@@ -1,25 +1,24 @@
-import { createMcpHandler, type McpServer } from "@modelcontextprotocol/server";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { scopes } from "@/lib/auth/scopes";
 import type { AppBindings } from "@/lib/context";
 import { createRouter } from "@/lib/create-router";
 import type { CheckAdmission } from "@/lib/auth/gate-protocol";
-import { withBody } from "@/lib/fresh-request";
 import { MCP_RATE_LIMIT } from "@/lib/rate-limits";
 import { guard } from "@/middleware/guard";
 import { enforceIpRateLimit } from "@/middleware/rate-limit";
 import { batchRefusal } from "./batch";
 import type { CallerRequest, PartnerApiFetch } from "./call-route";
-import { mcpServer, releaseMcpServer, routeChecksOf } from "./mcp-server";
+import { serveMcp } from "./mcp-endpoint";
 import { browserOrigin, originRefusal } from "./origin";
+import { routeChecksOf, toolSetOf } from "./tool-catalog";
 import { toolRoutes } from "./tool-routes";
 import { tools, toolScopes } from "./tools";
 
 /**
  * Headers set with `c.header()` ahead of the handler (X-Request-Id, the guard's RateLimit-*)
  * reach only the responses Hono builds itself (`c.json`); a Response returned as is (the MCP
- * SDK's answers, the refusals below) would go without them. Once `c.res` exists, those headers
+ * endpoint's answers, the refusals below) would go without them. Once `c.res` exists, those headers
  * go to it, and Hono copies them into whichever Response a later handler returns (what Hono's
  * own cors middleware relies on): every answer of /mcp carries them, whatever branch made it.
  */
@@ -41,30 +40,25 @@ const checkOrigin: MiddlewareHandler<AppBindings> = async (c, next) => {
   return refusal;
 };
 
-/** The body as JSON, or undefined when it is none (the MCP SDK then answers with its own error). */
-function parsedJson(bytes: ArrayBuffer): unknown {
+/** The body as JSON, or undefined when it is none (the endpoint then answers with its parse error). */
+function parsedJson(text: string): unknown {
   try {
-    return JSON.parse(new TextDecoder().decode(bytes));
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
-}
-
-/** The servers a request was handed (mcp-server.ts), given back once it is answered. */
-interface Lease {
-  servers: McpServer[];
 }
 
 /** What the gate said of a tool call's route, by request (the guard's `also`). */
 const routeAdmissions = new WeakMap<Context<AppBindings>, CheckAdmission | undefined>();
 
 /** A request's body, read and parsed once: by the guard's route check, then by the handler. */
-const bodies = new WeakMap<Context<AppBindings>, Promise<{ bytes: ArrayBuffer | undefined; parsed: unknown }>>();
-function bodyOf(c: Context<AppBindings>) {
+const bodies = new WeakMap<Context<AppBindings>, Promise<unknown>>();
+function bodyOf(c: Context<AppBindings>): Promise<unknown> {
   let body = bodies.get(c);
   if (!body) {
     const hasBody = c.req.method !== "GET" && c.req.method !== "HEAD";
-    body = hasBody ? c.req.arrayBuffer().then((bytes) => ({ bytes, parsed: parsedJson(bytes) })) : Promise.resolve({ bytes: undefined, parsed: undefined });
+    body = hasBody ? c.req.text().then(parsedJson) : Promise.resolve(undefined);
     bodies.set(c, body);
   }
   return body;
@@ -72,7 +66,7 @@ function bodyOf(c: Context<AppBindings>) {
 
 /**
  * `/mcp`: the remote MCP server (streamable HTTP, stateless: no Durable Object or session
- * holds anything between requests).
+ * holds anything between requests), served by our own endpoint (mcp-endpoint.ts).
  *
  * Every request presents an API key through the same gate as the Partner API and counts
  * against the endpoint's own limit; a tool call is also a request of its route, with that
@@ -82,14 +76,6 @@ function bodyOf(c: Context<AppBindings>) {
 export function mcpRouter(api: OpenAPIHono<AppBindings>) {
   let routes: PartnerApiFetch | undefined;
   const send: PartnerApiFetch = (request, env, executionCtx) => (routes ??= toolRoutes(api, tools.map((tool) => tool.route)))(request, env, executionCtx);
-  // One handler for the isolate, as the MCP SDK intends, and a server per set of tools
-  // (mcp-server.ts): what varies per request (the caller to act as, the route's admission)
-  // reaches the tools as the request's authInfo.
-  const handler = createMcpHandler(({ authInfo, era }) => {
-    const server = mcpServer(authInfo?.scopes ?? [], send, era);
-    (authInfo?.extra?.lease as Lease | undefined)?.servers.push(server);
-    return server;
-  });
   return createRouter().all("/", keepSetHeaders, checkOrigin,
     // Every MCP request is a POST, but only a tool's own request writes: that one meets the
     // move fence, so listing tools and reading keep working while the agency moves.
@@ -99,34 +85,23 @@ export function mcpRouter(api: OpenAPIHono<AppBindings>) {
       write: false,
       resource: "mcp",
       challengeScopes: toolScopes,
-      also: { checks: async (c) => routeChecksOf((await bodyOf(c)).parsed), answered: (c, answers) => routeAdmissions.set(c, answers?.[0]) },
+      also: { checks: async (c) => routeChecksOf(await bodyOf(c)), answered: (c, answers) => routeAdmissions.set(c, answers?.[0]) },
     }),
     async (c) => {
-      const { credential, scopes: granted } = c.var.caller;
-      const authorization = c.req.header("Authorization") ?? "";
       const caller: CallerRequest = {
         url: c.req.url,
-        authorization,
+        authorization: c.req.header("Authorization") ?? "",
         clientIp: c.req.header("CF-Connecting-IP"),
         requestId: c.var.requestId,
         env: c.env,
         executionCtx: c.executionCtx,
         routeAdmission: routeAdmissions.get(c),
       };
-      // The SDK gets the body parsed once here, where batches are checked, and reads none then;
-      // only a body that is not JSON goes to it as read bytes, in a copy of the request (lib/fresh-request.ts).
-      const { bytes, parsed: parsedBody } = await bodyOf(c);
-      const refusal = batchRefusal(parsedBody, c.req.header("MCP-Protocol-Version"));
+      const parsed = await bodyOf(c);
+      const refusal = batchRefusal(parsed, c.req.header("MCP-Protocol-Version"));
       if (refusal) return refusal;
-      const request = parsedBody === undefined ? withBody(c.req.raw, bytes) : c.req.raw;
-      const clientId = credential.type === "api_key" ? credential.keyId : credential.clientId;
-      const lease: Lease = { servers: [] };
-      const authInfo = { token: authorization.replace(/^Bearer\s+/i, ""), clientId, scopes: [...granted], extra: { caller, lease } };
-      try {
-        return await handler.fetch(request, { authInfo, ...(parsedBody === undefined ? {} : { parsedBody }) });
-      } finally {
-        lease.servers.forEach(releaseMcpServer);
-      }
+      const body = parsed === undefined ? { unusable: true as const } : { json: parsed };
+      return serveMcp(c.req.method, c.req.raw.headers, body, { tools: toolSetOf(c.var.caller.scopes), caller, send });
     },
   );
 }

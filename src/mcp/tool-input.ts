@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { RouteConfig } from "@hono/zod-openapi";
 import { getOpenApiMetadata } from "@asteasolutions/zod-to-openapi";
-import type { StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from "@/lib/request-headers";
 
 type Shape = Record<string, z.ZodType>;
@@ -24,9 +23,9 @@ const TYPING = ["type", "minimum", "maximum", "enum"] as const;
  * each field (its description, and the integer a query string carries), so an agent reads
  * the same field documentation as the docs page.
  */
-function jsonSchemaOf(schema: z.ZodType, target: string | undefined) {
+function jsonSchemaOf(schema: z.ZodType) {
   return z.toJSONSchema(schema, {
-    target: (target ?? "draft-2020-12") as "draft-2020-12",
+    target: "draft-2020-12",
     io: "input",
     unrepresentable: "any",
     override: ({ zodSchema, jsonSchema }) => {
@@ -60,16 +59,16 @@ export const idempotencyKeyArgument = z
 
 /**
  * A tool's input: the route's own path parameters, query and body schemas side by side, so
- * the tool documents exactly what the route takes. Checking is the route's job: the schema
- * given to the MCP server accepts anything and the call is checked where a partner's would be,
- * so a bad argument gets the API's own message (`first_name is required`), not a second
- * wording of it. `refine` documents an argument more closely than the route's schema can (a
- * body whose items the handler checks one by one).
+ * the tool documents exactly what the route takes, as JSON Schema (draft 2020-12, what MCP
+ * hosts read). Checking is the route's job: the call is checked where a partner's would be, so
+ * a bad argument gets the API's own message (`first_name is required`), not a second wording
+ * of it. `refine` documents an argument more closely than the route's schema can (a body whose
+ * items the handler checks one by one).
  */
 export function toolInput(
   route: RouteConfig,
   options: { idempotent: boolean; refine?: Shape },
-): { schema: StandardSchemaWithJSON; places: ArgumentPlaces } {
+): { inputSchema: () => Record<string, unknown>; places: ArgumentPlaces } {
   const path = shapeOf(route.request?.params);
   const query = shapeOf(route.request?.query);
   const body = shapeOf(bodySchemaOf(route));
@@ -80,20 +79,8 @@ export function toolInput(
     ...options.refine,
     ...(options.idempotent ? { idempotency_key: idempotencyKeyArgument } : {}),
   });
-  // tools/list asks for it on every request; it is the same every time.
-  const converted = new Map<string | undefined, Record<string, unknown>>();
-  const json = ({ target }: { target?: string }) => {
-    let schema = converted.get(target);
-    if (!schema) converted.set(target, (schema = jsonSchemaOf(documented, target)));
-    return schema;
-  };
-  const schema: StandardSchemaWithJSON = {
-    "~standard": {
-      version: 1,
-      vendor: "zod",
-      jsonSchema: { input: json, output: json },
-      validate: (value) => ({ value }),
-    },
-  };
-  return { schema, places: { path: Object.keys(path), query: Object.keys(query), body: Object.keys(body) } };
+  // Converted on the first tools/list of the isolate, then kept: it never changes.
+  let converted: Record<string, unknown> | undefined;
+  const inputSchema = () => (converted ??= jsonSchemaOf(documented));
+  return { inputSchema, places: { path: Object.keys(path), query: Object.keys(query), body: Object.keys(body) } };
 }

@@ -1,5 +1,5 @@
 import { z, type RouteConfig } from "@hono/zod-openapi";
-import type { ToolAnnotations } from "@modelcontextprotocol/server";
+import type { ToolAnnotations } from "./mcp-types";
 import { scopes, type Scope } from "@/lib/auth/scopes";
 import { cancelAppointment, listAppointments } from "@/routes/appointments/appointments.routes";
 import { createBooking, listAvailability } from "@/routes/calendar/calendar.routes";

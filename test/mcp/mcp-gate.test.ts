@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Env } from "@/env";
 import { messages } from "@/lib/errors";
-import { mcpServersBuilt } from "@/mcp/mcp-server";
+import { toolListsBuilt } from "@/mcp/tool-catalog";
 import { createAgency, createKey } from "../helpers/factories";
 import { api, BASE } from "../helpers/http";
 import { fetchWithEnv } from "../helpers/voice-factories";
@@ -138,19 +138,19 @@ describe("MCP and the gate", () => {
     expect((await api("GET", "/contacts", { token })).status).toBe(429);
   });
 
-  it("builds the MCP server once for a set of tools, not per request, in either protocol era", async () => {
+  it("writes a set of tools' tools/list answer once per isolate and protocol era, not per request", async () => {
     const agencyUuid = await createAgency();
     const { token } = await createKey(agencyUuid, { scopes: ["voice-ai", "messages"] });
     const send = async (request: Request) => answerOf(await fetchWithEnv(env as unknown as Env, request));
     expect((await send(mcpRequest(token, "tools/list"))).result.tools.length).toBeGreaterThan(0);
-    const built = mcpServersBuilt();
+    const built = toolListsBuilt();
     for (let i = 0; i < 5; i++) {
       expect((await send(callTool(token, "get_wallet"))).result.isError).toBeUndefined();
       expect((await send(mcpRequest(token, "tools/list"))).result.tools.map((t: { name: string }) => t.name)).toContain("send_message");
     }
-    expect(mcpServersBuilt()).toBe(built);
+    expect(toolListsBuilt()).toBe(built);
 
-    // A 2026-07-28 client (server/discover, then requests): its era gets servers of its own, kept alike.
+    // A 2026-07-28 client (server/discover, then requests): its era's answer is written once too.
     const client = new Client({ name: "modern-agent", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), {
@@ -159,12 +159,13 @@ describe("MCP and the gate", () => {
       }),
     );
     expect((await client.callTool({ name: "get_wallet", arguments: {} })).isError).toBeFalsy();
-    const modern = mcpServersBuilt();
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain("send_message");
+    const modern = toolListsBuilt();
     for (let i = 0; i < 5; i++) {
       expect((await client.callTool({ name: "get_wallet", arguments: {} })).isError).toBeFalsy();
       expect((await client.listTools()).tools.map((t) => t.name)).toContain("send_message");
     }
-    expect(mcpServersBuilt()).toBe(modern);
+    expect(toolListsBuilt()).toBe(modern);
     await client.close();
   });
 });
