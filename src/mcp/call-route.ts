@@ -6,6 +6,7 @@ import { sha256Hex } from "@/lib/crypto";
 import type { ErrorBody } from "@/lib/errors";
 import type { CallToolResult } from "./mcp-types";
 import type { ArgumentPlaces } from "./tool-input";
+import { listNames, namedUnknowns } from "@/lib/echoed-names";
 
 /** Where the Partner API's routes are mounted. */
 export const API_PREFIX = "/api/v2";
@@ -125,43 +126,19 @@ function refusedCall(error: string, details: { field: string; message: string }[
   return { isError: true, content: [{ type: "text", text: `${error} (code validation_error)` }], structuredContent: { ...envelope } };
 }
 
-/** How many unknown arguments a refusal names: enough to spot a typo, never an answer as large as the request. */
-const MAX_NAMED_UNKNOWN = 20;
-/** Bytes of a name as the answer's JSON carries it: a character JSON escapes counts its escape (`\u0001` is 6). */
-const MAX_SHOWN_NAME_BYTES = 32;
-
-const utf8 = new TextEncoder();
-const jsonBytes = (text: string) => utf8.encode(JSON.stringify(text)).length - 2;
-
-/**
- * An argument's name as a refusal echoes it, cut (with an ellipsis) to MAX_SHOWN_NAME_BYTES of
- * the answer: each name is echoed three times, so this and MAX_NAMED_UNKNOWN keep the whole
- * answer under 4 KB whatever names were sent.
- */
-function shownName(name: string): string {
-  let shown = "";
-  let bytes = 0;
-  for (const char of name) {
-    bytes += jsonBytes(char);
-    if (bytes > MAX_SHOWN_NAME_BYTES) return `${shown}…`;
-    shown += char;
-  }
-  return shown;
-}
-
 /**
  * Arguments the tool does not take, refused as the API refuses unknown body fields: an agent
  * guessing a name (`name` for `q`) must hear so rather than get an unfiltered answer. Only the
- * first few are named, each once in the message and once in `details`.
+ * first few are named, each cut short, once in the message and once in `details`, so the answer
+ * stays under 4 KB whatever names were sent (lib/echoed-names.ts).
  */
 function unknownArguments(places: ArgumentPlaces, args: Record<string, unknown>, takesIdempotencyKey: boolean): CallToolResult | undefined {
   const known = new Set([...places.path, ...places.query, ...places.body, ...(takesIdempotencyKey ? ["idempotency_key"] : [])]);
   const unknown = Object.keys(args).filter((name) => !known.has(name));
   if (unknown.length === 0) return undefined;
-  const named = unknown.slice(0, MAX_NAMED_UNKNOWN).map(shownName);
-  const more = unknown.length - named.length;
-  const error = `Unknown argument${unknown.length > 1 ? "s" : ""}: ${named.join(", ")}${more > 0 ? ` and ${more.toLocaleString("en-US")} more` : ""}`;
-  return refusedCall(error, named.map((field) => ({ field, message: "Unknown argument" })));
+  const names = namedUnknowns(unknown);
+  const error = `Unknown argument${unknown.length > 1 ? "s" : ""}: ${listNames(names)}`;
+  return refusedCall(error, names.named.map((field) => ({ field, message: "Unknown argument" })));
 }
 
 /**
