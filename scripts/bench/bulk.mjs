@@ -16,8 +16,8 @@
 // `BENCH_CONNECTIONS` and `BENCH_BASELINE` as in the full run).
 import { DatabaseSync } from "node:sqlite";
 import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { alternate, median } from "./measure.mjs";
+import { runIfMain, withTargets } from "./servers.mjs";
 
 export const BULK_ITEMS = 100;
 /** Requests fired at once with half their new contacts the same: one creates those, the others clash. */
@@ -283,40 +283,29 @@ async function standalone() {
     ? new Target({ label: "baseline", port: port + 1, config: baselineConfig(checkout, join(out, "baseline")), root: checkout, state: join(out, "baseline", "state"), envFile: join(checkout, ".dev.vars"), vars })
     : null;
   const targets = [current, baseline].filter(Boolean);
-  process.on("exit", () => targets.forEach((t) => t.stop()));
   const connections = Number(process.env.BENCH_CONNECTIONS || 10);
-  try {
-    const pepper = ensureDevVars().vars.TOKEN_PEPPER;
-    const [agency] = seedBenchmark(await current.migrate(), { pepper, sizes: [1_000] });
-    const workers = [{ key: "current", label: "current", base: current.base, agency }];
-    if (baseline) {
-      const [baseAgency] = seedBenchmark(await baseline.migrate(), { pepper: ensureDevVars(join(checkout, ".dev.vars")).vars.TOKEN_PEPPER, sizes: [1_000] });
-      workers.push({ key: "baseline", label: "baseline", base: baseline.base, agency: baseAgency });
-    }
-    const unindexed = await startUnindexed({ port: port + 2, out, pepper });
-    targets.push(unindexed.target);
-    workers.push({ key: "unindexed", label: "without search index", base: unindexed.target.base, agency: unindexed.agency });
-    for (const t of [current, baseline].filter(Boolean)) await t.start();
-    await Promise.all(targets.map((t) => t.waitReady()));
-    const result = await measureBulk(workers, {
-      rounds: Math.max(3, Number(process.env.BENCH_ROUNDS || 3)),
-      warmup: Number(process.env.BENCH_AB_WARMUP_SECONDS || 1),
-      seconds: Number(process.env.BENCH_AB_SECONDS || 4),
-      connections,
-      log,
-    });
-    for (const line of bulkLines(result, connections)) console.log(line);
-  } catch (error) {
-    for (const t of targets) console.error(`--- ${t.label} (wrangler dev) output ---\n${t.output.slice(-3000)}`);
-    throw error;
-  } finally {
-    targets.forEach((t) => t.stop());
-  }
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  standalone().catch((error) => {
-    console.error(error);
-    process.exit(1);
+  await withTargets(targets, async () => {
+      const pepper = ensureDevVars().vars.TOKEN_PEPPER;
+      const [agency] = seedBenchmark(await current.migrate(), { pepper, sizes: [1_000] });
+      const workers = [{ key: "current", label: "current", base: current.base, agency }];
+      if (baseline) {
+        const [baseAgency] = seedBenchmark(await baseline.migrate(), { pepper: ensureDevVars(join(checkout, ".dev.vars")).vars.TOKEN_PEPPER, sizes: [1_000] });
+        workers.push({ key: "baseline", label: "baseline", base: baseline.base, agency: baseAgency });
+      }
+      const unindexed = await startUnindexed({ port: port + 2, out, pepper });
+      targets.push(unindexed.target);
+      workers.push({ key: "unindexed", label: "without search index", base: unindexed.target.base, agency: unindexed.agency });
+      for (const t of [current, baseline].filter(Boolean)) await t.start();
+      await Promise.all(targets.map((t) => t.waitReady()));
+      const result = await measureBulk(workers, {
+        rounds: Math.max(3, Number(process.env.BENCH_ROUNDS || 3)),
+        warmup: Number(process.env.BENCH_AB_WARMUP_SECONDS || 1),
+        seconds: Number(process.env.BENCH_AB_SECONDS || 4),
+        connections,
+        log,
+      });
+      for (const line of bulkLines(result, connections)) console.log(line);
   });
 }
+
+runIfMain(import.meta.url, standalone);

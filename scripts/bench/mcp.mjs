@@ -5,8 +5,8 @@
 // >= 0.9x that same plain authenticated GET, each the median of the rounds' own ratios.
 // `node scripts/bench/mcp.mjs` runs this scenario alone, on Workers of its own.
 import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { median, sideBySide } from "./measure.mjs";
+import { runIfMain, withTargets } from "./servers.mjs";
 
 const PAGE = 20;
 /** Both MCP requests must serve at least this share of the route's requests per second. */
@@ -142,41 +142,30 @@ async function standalone() {
     ? new Target({ label: "baseline", port: port + 1, config: baselineConfig(checkout, join(out, "baseline")), root: checkout, state: join(out, "baseline", "state"), envFile: join(checkout, ".dev.vars"), vars })
     : null;
   const targets = [current, baseline].filter(Boolean);
-  process.on("exit", () => targets.forEach((t) => t.stop()));
-  try {
-    // The Worker serves nothing without a TOKEN_PEPPER: the checkout's .dev.vars gets one if it has none.
-    const pepper = ensureDevVars().vars.TOKEN_PEPPER;
-    const [agency] = seedBenchmark(await current.migrate(), { pepper, sizes: [1_000] });
-    const baseAgency = baseline ? seedBenchmark(await baseline.migrate(), { pepper: ensureDevVars(join(checkout, ".dev.vars")).vars.TOKEN_PEPPER, sizes: [1_000] })[0] : null;
-    for (const t of targets) await t.start();
-    await Promise.all(targets.map((t) => t.waitReady()));
-    const connections = Number(process.env.BENCH_CONNECTIONS || 10);
-    const result = await measureMcp(
-      current.base,
-      agency,
-      {
-        rounds: Math.max(3, Number(process.env.BENCH_ROUNDS || 3)),
-        warmup: Number(process.env.BENCH_AB_WARMUP_SECONDS || 1),
-        seconds: Number(process.env.BENCH_AB_SECONDS || 4),
-        connections,
-        log,
-      },
-      baseline ? { base: baseline.base, agency: baseAgency } : null,
-    );
-    for (const line of mcpLines(result, connections)) console.log(line);
-    for (const b of mcpBudgets(result)) console.log(`${b.ok ? "ok  " : "MISS"} ${b.budget}: ${b.value}`);
-    if (result.baseline) for (const b of mcpBudgets(result.baseline)) console.log(`     [baseline] ${b.budget}: ${b.value}`);
-  } catch (error) {
-    for (const t of targets) console.error(`--- ${t.label} (wrangler dev) output ---\n${t.output.slice(-3000)}`);
-    throw error;
-  } finally {
-    targets.forEach((t) => t.stop());
-  }
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  standalone().catch((error) => {
-    console.error(error);
-    process.exit(1);
+  await withTargets(targets, async () => {
+      // The Worker serves nothing without a TOKEN_PEPPER: the checkout's .dev.vars gets one if it has none.
+      const pepper = ensureDevVars().vars.TOKEN_PEPPER;
+      const [agency] = seedBenchmark(await current.migrate(), { pepper, sizes: [1_000] });
+      const baseAgency = baseline ? seedBenchmark(await baseline.migrate(), { pepper: ensureDevVars(join(checkout, ".dev.vars")).vars.TOKEN_PEPPER, sizes: [1_000] })[0] : null;
+      for (const t of targets) await t.start();
+      await Promise.all(targets.map((t) => t.waitReady()));
+      const connections = Number(process.env.BENCH_CONNECTIONS || 10);
+      const result = await measureMcp(
+        current.base,
+        agency,
+        {
+          rounds: Math.max(3, Number(process.env.BENCH_ROUNDS || 3)),
+          warmup: Number(process.env.BENCH_AB_WARMUP_SECONDS || 1),
+          seconds: Number(process.env.BENCH_AB_SECONDS || 4),
+          connections,
+          log,
+        },
+        baseline ? { base: baseline.base, agency: baseAgency } : null,
+      );
+      for (const line of mcpLines(result, connections)) console.log(line);
+      for (const b of mcpBudgets(result)) console.log(`${b.ok ? "ok  " : "MISS"} ${b.budget}: ${b.value}`);
+      if (result.baseline) for (const b of mcpBudgets(result.baseline)) console.log(`     [baseline] ${b.budget}: ${b.value}`);
   });
 }
+
+runIfMain(import.meta.url, standalone);

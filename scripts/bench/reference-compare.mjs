@@ -12,8 +12,8 @@
 // each against the same reference, so one run gives the ratio before and after.
 import { join, resolve } from "node:path";
 import { loadavg } from "node:os";
-import { pathToFileURL } from "node:url";
 import { alternate, median, metrics, roundRatios } from "./measure.mjs";
+import { runIfMain } from "./servers.mjs";
 
 export const REFERENCE_SIZE = 1_000;
 const PAGE = 20;
@@ -245,9 +245,4 @@ async function standalone() {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  standalone().catch((error) => {
-    console.error(error);
-    process.exit(1);
-  });
-}
+runIfMain(import.meta.url, standalone);

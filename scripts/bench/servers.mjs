@@ -4,6 +4,7 @@
 import { execFile, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { findD1File } from "./seed.mjs";
@@ -241,4 +242,29 @@ export class Target {
       stdio: "pipe",
     });
   }
+}
+
+/**
+ * Runs a scenario's body with its Workers started by it, printing each one's recent wrangler
+ * output when it fails, and stops them after, however it ends (an exit in between too).
+ */
+export async function withTargets(targets, body) {
+  process.on("exit", () => targets.forEach((t) => t.stop()));
+  try {
+    return await body();
+  } catch (error) {
+    for (const t of targets) console.error(`--- ${t.label} (wrangler dev) output ---\n${t.output.slice(-3000)}`);
+    throw error;
+  } finally {
+    targets.forEach((t) => t.stop());
+  }
+}
+
+/** Runs a scenario alone (`node scripts/bench/<scenario>.mjs`) when its module is the script node started. */
+export function runIfMain(moduleUrl, main) {
+  if (moduleUrl !== pathToFileURL(process.argv[1] ?? "").href) return;
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
 }

@@ -12,8 +12,8 @@
 import { createServer } from "node:http";
 import { DatabaseSync } from "node:sqlite";
 import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { metrics, median, sideBySide } from "./measure.mjs";
+import { runIfMain, withTargets } from "./servers.mjs";
 
 export const TWILIO_LATENCY_MS = Number(process.env.BENCH_TWILIO_LATENCY_MS || 250);
 const ACCOUNT_SID = "ACbench0000000000000000000000000001";
@@ -166,7 +166,7 @@ export async function measureSms({ current, agency, baseline = null, baseAgency 
 async function standalone() {
   const { Target, baselineConfig, runnableConfig } = await import("./servers.mjs");
   const { seedBenchmark } = await import("./seed.mjs");
-  const { ROOT, ensureDevVars, readDevVars } = await import("../lib/dev-vars.mjs");
+  const { ROOT, ensureDevVars } = await import("../lib/dev-vars.mjs");
   const port = Number(process.env.BENCH_PORT || 8799) + 10;
   const out = join(ROOT, ".bench", "sms");
   const log = (line) => console.log(`\x1b[35m[bench sms]\x1b[0m ${line}`);
@@ -178,40 +178,37 @@ async function standalone() {
     ? new Target({ label: "baseline", port: port + 1, config: baselineConfig(checkout, join(out, "baseline")), root: checkout, state: join(out, "baseline", "state"), envFile: join(checkout, ".dev.vars"), vars })
     : null;
   const targets = [current, baseline].filter(Boolean);
-  process.on("exit", () => targets.forEach((t) => t.stop()));
   try {
-    // The Worker serves nothing without a TOKEN_PEPPER: the checkout's .dev.vars gets one if it has none.
-    const pepper = ensureDevVars().vars.TOKEN_PEPPER;
-    const currentFile = await current.migrate();
-    const [agency] = seedBenchmark(currentFile, { pepper, sizes: [1_000] });
-    seedSmsNumbers(currentFile, [agency]);
-    let baseAgency = null;
-    if (baseline) {
-      const file = await baseline.migrate();
-      [baseAgency] = seedBenchmark(file, { pepper: readDevVars(join(checkout, ".dev.vars")).TOKEN_PEPPER, sizes: [1_000] });
-      seedSmsNumbers(file, [baseAgency]);
-    }
-    for (const t of targets) await t.start();
-    await Promise.all(targets.map((t) => t.waitReady()));
-    const result = await measureSms({
-      current,
-      agency,
-      baseline,
-      baseAgency,
-      twilio,
-      rounds: Math.max(3, Number(process.env.BENCH_ROUNDS || 3)),
-      warmup: Number(process.env.BENCH_AB_WARMUP_SECONDS || 1),
-      seconds: Number(process.env.BENCH_AB_SECONDS || process.env.BENCH_SECONDS || 4),
-      connections: Number(process.env.BENCH_CONNECTIONS || 10),
-      log,
+    await withTargets(targets, async () => {
+      // The Worker serves nothing without a TOKEN_PEPPER: the checkout's .dev.vars gets one if it has none.
+      const pepper = ensureDevVars().vars.TOKEN_PEPPER;
+      const currentFile = await current.migrate();
+      const [agency] = seedBenchmark(currentFile, { pepper, sizes: [1_000] });
+      seedSmsNumbers(currentFile, [agency]);
+      let baseAgency = null;
+      if (baseline) {
+        const file = await baseline.migrate();
+        [baseAgency] = seedBenchmark(file, { pepper: ensureDevVars(join(checkout, ".dev.vars")).vars.TOKEN_PEPPER, sizes: [1_000] });
+        seedSmsNumbers(file, [baseAgency]);
+      }
+      for (const t of targets) await t.start();
+      await Promise.all(targets.map((t) => t.waitReady()));
+      const result = await measureSms({
+        current,
+        agency,
+        baseline,
+        baseAgency,
+        twilio,
+        rounds: Math.max(3, Number(process.env.BENCH_ROUNDS || 3)),
+        warmup: Number(process.env.BENCH_AB_WARMUP_SECONDS || 1),
+        seconds: Number(process.env.BENCH_AB_SECONDS || process.env.BENCH_SECONDS || 4),
+        connections: Number(process.env.BENCH_CONNECTIONS || 10),
+        log,
+      });
+      console.log(JSON.stringify(result, null, 2));
+      for (const line of smsLines(result, Number(process.env.BENCH_CONNECTIONS || 10))) console.log(line);
     });
-    console.log(JSON.stringify(result, null, 2));
-    for (const line of smsLines(result, Number(process.env.BENCH_CONNECTIONS || 10))) console.log(line);
-  } catch (error) {
-    for (const t of targets) console.error(`--- ${t.label} (wrangler dev) output ---\n${t.output.slice(-3000)}`);
-    throw error;
   } finally {
-    targets.forEach((t) => t.stop());
     await twilio.close();
   }
 }
@@ -233,9 +230,4 @@ export function smsLines(sms, connections) {
   ];
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  standalone().catch((error) => {
-    console.error(error);
-    process.exit(1);
-  });
-}
+runIfMain(import.meta.url, standalone);

@@ -13,12 +13,10 @@
 import { execFileSync, spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { basename, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
-import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
-import { compatibilityDate } from "./servers.mjs";
+import { compatibilityDate, freePort, runIfMain } from "./servers.mjs";
 
 export const STARTUP_ROUNDS = Math.max(3, Number(process.env.BENCH_STARTUP_ROUNDS || 15));
 /** The budget of the deployable bundle, gzipped (what a fresh isolate fetches and compiles). */
@@ -64,17 +62,6 @@ export function buildFloor({ out, projectConfig, node, wranglerJs, env }) {
   return { dist: join(out, "dist"), config };
 }
 
-/** A port free right now. */
-function freePort() {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.on("error", fail);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => done(port));
-    });
-  });
-}
 
 /**
  * A workerd config serving the bundle in `dist` (copied next to it, as capnp embeds files by
@@ -266,9 +253,4 @@ async function standalone() {
   console.log(`written to ${join(basename(ROOT), ".bench", "startup", "results.json")}`);
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  standalone().catch((error) => {
-    console.error(error);
-    process.exit(1);
-  });
-}
+runIfMain(import.meta.url, standalone);
