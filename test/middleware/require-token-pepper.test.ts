@@ -2,26 +2,19 @@ import { describe, expect, it } from "vitest";
 // Twilio's own signing helper: the one Twilio's SDKs validate with.
 import { getExpectedTwilioSignature } from "twilio/lib/webhooks/webhooks";
 import { tokenPepperMessages } from "@/lib/token-pepper";
-import { admin, ADMIN_TOKEN, api, BASE } from "../helpers/http";
+import { admin, ADMIN_TOKEN, api } from "../helpers/http";
 import { setupAgency } from "../helpers/factories";
 import { dbOf } from "../helpers/shards";
-import { envWith, fetchWithEnv } from "../helpers/voice-factories";
+import { send } from "../helpers/providers";
+import { envWith } from "../helpers/voice-factories";
 
 const PUBLIC = "https://partner.test";
 const TWILIO_AUTH_TOKEN = "twilio-test-auth-token";
 
 /** A request to the Worker as deployed with this TOKEN_PEPPER (and Twilio configured, for its callback). */
-async function sendWithPepper(pepper: string | undefined, path: string, init: RequestInit = {}) {
+function sendWithPepper(pepper: string | undefined, path: string, init: RequestInit = {}) {
   const deployed = envWith({ TOKEN_PEPPER: pepper, SMS_PROVIDER: "twilio", TWILIO_ACCOUNT_SID: "AC00000000000000000000000000000001", TWILIO_AUTH_TOKEN, PUBLIC_BASE_URL: PUBLIC });
-  const res = await fetchWithEnv(deployed, new Request(`${BASE}${path}`, init));
-  const text = await res.text();
-  let body: any = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // TwiML
-  }
-  return { status: res.status, headers: res.headers, body };
+  return send(deployed, path, init);
 }
 
 const json = (method: string, token: string | undefined, body?: unknown): RequestInit => ({
