@@ -30,7 +30,7 @@ import { eventTypesSummary } from "@/domain/events/events";
 import { referencePage } from "@/lib/reference-page";
 import { eventsRouter } from "@/routes/events/events.index";
 import { webhookEndpointsRouter } from "@/routes/webhook-endpoints/webhook-endpoints.index";
-export const API_BASE = "/api/v2";
+import { API_BASE } from "@/lib/api-base";
 
 /** Where provider callbacks live (Twilio's, Vapi's): signed by the provider, served even without TOKEN_PEPPER. */
 const PROVIDER_CALLBACKS = "/providers/";

@@ -4,15 +4,15 @@
  * MAX_SHOWN_NAME_BYTES of JSON; an error names each one three times (message, field, detail),
  * so a refusal stays under 4 KB whatever was sent (docs/decisions/response-conventions.md).
  */
-export const MAX_NAMED_UNKNOWN = 20;
+const MAX_NAMED_UNKNOWN = 20;
 /** Bytes of a name as the answer's JSON carries it: a character JSON escapes counts its escape (`\u0001` is 6). */
-export const MAX_SHOWN_NAME_BYTES = 32;
+const MAX_SHOWN_NAME_BYTES = 32;
 
 const utf8 = new TextEncoder();
 const jsonBytes = (text: string) => utf8.encode(JSON.stringify(text)).length - 2;
 
 /** A name as a refusal echoes it, cut with an ellipsis to MAX_SHOWN_NAME_BYTES of JSON. */
-export function shownName(name: string): string {
+function shownName(name: string): string {
   let shown = "";
   let bytes = 0;
   for (const char of name) {

@@ -236,12 +236,6 @@ function formatOffset(offset: number): string {
   return `${offset >= 0 ? "+" : "-"}${pad(hours)}:${pad(minutes)}`;
 }
 
-/** An ISO time's offset, `+05:30` or `-05:00` (`+00:00` at zero). */
-function offsetOfIso(offset: number): string {
-  const abs = Math.abs(offset);
-  return `${offset < 0 ? "-" : "+"}${pad(Math.trunc(abs / 60))}:${pad(Math.trunc(abs % 60))}`;
-}
-
 /** The wall clock in `zone` at a UTC instant. */
 export function utcToWallClock(instant: Date | number, zoneName: string) {
   const ts = new Date(instant).getTime();
@@ -251,7 +245,7 @@ export function utcToWallClock(instant: Date | number, zoneName: string) {
   const f = fieldsAt(ts, offset);
   const longYear = f.year > 9999 || f.year < 0;
   const isoDate = `${longYear && f.year >= 0 ? "+" : ""}${pad(f.year, longYear ? 6 : 4)}-${pad(f.month)}-${pad(f.day)}`;
-  const isoOffset = zone.fixed && offset === 0 ? "Z" : offsetOfIso(offset);
+  const isoOffset = zone.fixed && offset === 0 ? "Z" : formatOffset(offset);
   return {
     date: `${pad(f.year, 4)}-${pad(f.month)}-${pad(f.day)}`,
     time: `${pad(f.hour)}:${pad(f.minute)}`,

@@ -7,9 +7,9 @@ import type { ErrorBody } from "@/lib/errors";
 import type { CallToolResult } from "./mcp-types";
 import type { ArgumentPlaces } from "./tool-input";
 import { listNames, namedUnknowns } from "@/lib/echoed-names";
+import { API_BASE } from "@/lib/api-base";
 
 /** Where the Partner API's routes are mounted. */
-export const API_PREFIX = "/api/v2";
 
 /** Sends a tool's request to its route (tool-routes.ts), as if a partner had sent it. */
 export type PartnerApiFetch = (request: Request, env: Env, executionCtx: Context["executionCtx"]) => Response | Promise<Response>;
@@ -83,7 +83,7 @@ function pathSegment(value: unknown): string {
 async function routeRequest(tool: RouteCall, args: Record<string, unknown>, caller: CallerRequest): Promise<Request> {
   const { places } = tool;
   const path = tool.path.replace(/\{([^}]+)\}/g, (_, name: string) => pathSegment(args[name]));
-  const url = new URL(`${API_PREFIX}${path}`, caller.url);
+  const url = new URL(`${API_BASE}${path}`, caller.url);
   // An argument the body takes goes in the body (booking takes agent_uuid in either).
   for (const name of places.query) {
     const value = args[name];

@@ -8,8 +8,6 @@
 export const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"] as const;
 /** Revisions of the per-request era we serve (the SDK's SUPPORTED_MODERN_PROTOCOL_VERSIONS). */
 export const MODERN_VERSIONS = ["2026-07-28"] as const;
-/** The revision of a 2025-era request that names none: the SDK's default. */
-export const DEFAULT_LEGACY_VERSION = "2025-03-26";
 
 /** Revisions are ISO dates, so they compare as text. */
 export const isModernVersion = (version: string) => version >= MODERN_VERSIONS[0];

@@ -1,7 +1,8 @@
 import type { GateCheck } from "@/lib/auth/gate-protocol";
 import { hasAnyScope } from "@/lib/auth/scopes";
 import { rateLimitRule } from "@/lib/rate-limits";
-import { API_PREFIX, refusedArguments, type RouteCall } from "./call-route";
+import { API_BASE } from "@/lib/api-base";
+import { refusedArguments, type RouteCall } from "./call-route";
 import { isRecord } from "./jsonrpc";
 import { toolInput } from "./tool-input";
 import { scopesOf, tools, type McpTool } from "./tools";
@@ -36,7 +37,7 @@ function preparedTools(): Map<string, PreparedTool> {
       const listing = () => ({
         name: tool.name,
         title: tool.title,
-        description: `${tool.purpose}\n\nCalls \`${method.toUpperCase()} ${API_PREFIX}${path}\`: ${tool.route.description ?? ""}`,
+        description: `${tool.purpose}\n\nCalls \`${method.toUpperCase()} ${API_BASE}${path}\`: ${tool.route.description ?? ""}`,
         inputSchema: inputSchema(),
         annotations: { title: tool.title, ...tool.annotations },
       });

@@ -1,7 +1,8 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppBindings } from "@/lib/context";
 import { createApp } from "@/middleware/create-app";
-import { API_PREFIX, type PartnerApiFetch } from "./call-route";
+import { API_BASE } from "@/lib/api-base";
+import type { PartnerApiFetch } from "./call-route";
 
 interface RouteDefinition {
   method: string;
@@ -24,7 +25,7 @@ export function toolRoutes(api: OpenAPIHono<AppBindings>, routes: readonly Route
   const app = createApp();
   // Each handler of the chain is its own entry, in the order it was registered.
   for (const { method, path, handler } of api.routes) {
-    if (wanted.has(`${method} ${path}`)) app.on(method, `${API_PREFIX}${path}`, handler);
+    if (wanted.has(`${method} ${path}`)) app.on(method, `${API_BASE}${path}`, handler);
   }
   return (request, env, executionCtx) => app.fetch(request, env, executionCtx);
 }

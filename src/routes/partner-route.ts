@@ -107,7 +107,7 @@ export function partnerRoute<const R extends PartnerRouteConfig>(config: R) {
           ? "Invalid parameters; `invalid_cursor` for a cursor that is not this list's (another list, other filters, edited)."
           : route.request?.body
             ? `Invalid parameters or body. A JSON body may nest at most ${MAX_JSON_DEPTH} levels.`
-            : badRequest.description)
+            : "Invalid parameters.")
       } ${UNKNOWN_QUERY_TEXT}`,
     },
     // The guard names the route's first scope.
