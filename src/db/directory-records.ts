@@ -22,7 +22,7 @@ export interface DirectoryRecord {
 export const directoryRecordTables = { api_key: apiKeys, member: members } as const;
 
 /** Whether the record itself is in this database (the agency's shard). */
-export async function isRecordIn(db: Db, record: Pick<DirectoryRecord, "kind" | "id">): Promise<boolean> {
+async function isRecordIn(db: Db, record: Pick<DirectoryRecord, "kind" | "id">): Promise<boolean> {
   const table = directoryRecordTables[record.kind];
   return (await db.select({ id: table.id }).from(table).where(eq(table.id, record.id)).get()) !== undefined;
 }

@@ -14,7 +14,9 @@ export const isFinalMoveState = (state: AgencyMoveState) => state === "done" || 
 export const insertMove = (env: Pick<Env, "DB">, move: { id: string; agencyId: string; fromShard: string; toShard: string }, now: string) =>
   directoryDb(env)
     .insert(agencyMoves)
-    .values({ ...move, state: "copying", rowsCopied: 0, createdAt: now, updatedAt: now });
+    .values({ ...move, state: "copying", rowsCopied: 0, createdAt: now, updatedAt: now })
+    .returning()
+    .get();
 
 /** The agency's latest move, or undefined when it never moved. */
 export const latestMove = (env: Pick<Env, "DB">, agencyId: string) =>

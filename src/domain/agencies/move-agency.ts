@@ -56,7 +56,7 @@ export class MoveCheckFailed extends Error {
  * to where an agency lives or whether it is moving calls this. False when a gate could not be
  * told: it then learns within its key row's minute, from the fence on the shard it knows.
  */
-async function invalidateAgencyKeys(env: Env, agencyId: string): Promise<boolean> {
+export async function tellGates(env: Env, agencyId: string): Promise<boolean> {
   const home = await agencyDb(env, agencyId);
   const [keyIds, grantIds] = await Promise.all([agencyKeyIds(env, agencyId), home ? liveGrantIds(home.db, agencyId) : Promise.resolve([])]);
   const results = await Promise.allSettled([...keyIds.map((id) => invalidateKey(env, id)), ...grantIds.map((id) => invalidateGrant(env, id))]);
@@ -87,8 +87,9 @@ export async function startMove(env: Env, location: AgencyLocation, target: stri
   }
 
   const id = newId();
+  let move: AgencyMove;
   try {
-    await insertMove(env, { id, agencyId, fromShard: from, toShard: target }, now);
+    move = await insertMove(env, { id, agencyId, fromShard: from, toShard: target }, now);
     await env.MOVE_WORKFLOW.create({ id, params: { move_id: id, agency_id: agencyId, from, to: target } });
   } catch (error) {
     await directoryDb(env)
@@ -96,12 +97,12 @@ export async function startMove(env: Env, location: AgencyLocation, target: stri
       .set({ movingTo: null, moveHeartbeatAt: null })
       .where(and(eq(agencyDirectory.agencyId, agencyId), eq(agencyDirectory.movingTo, target)));
     // A gate that read the directory meanwhile holds `moving`: it forgets it now.
-    await invalidateAgencyKeys(env, agencyId).catch(() => false);
+    await tellGates(env, agencyId).catch(() => false);
     const reason = (error as Error).message;
     await endMove(env, id, "failed", moveMessages.notStarted(reason)).catch(() => undefined);
     throw new ApiError("internal_error", moveMessages.notStarted(reason));
   }
-  return (await getMove(env, id))!;
+  return move;
 }
 
 /** Throws unless the directory still records this move under way. */
@@ -125,7 +126,7 @@ export async function fenceMove(env: Env, p: MoveParams) {
   await unfreezeAgency(target, p.agency_id);
   const [total, onTarget] = await Promise.all([countAgencyRows(source, p.agency_id, "copy"), countAgencyRows(target, p.agency_id, "all")]);
   await recordProgress(env, moveRecord(p), { state: "copying", rowsTotal: sum(total), rowsCopied: 0 });
-  if (!(await invalidateAgencyKeys(env, p.agency_id))) throw new Error(moveMessages.gatesUntold);
+  if (!(await tellGates(env, p.agency_id))) throw new Error(moveMessages.gatesUntold);
   return { rowsTotal: sum(total), rowsOnTarget: sum(onTarget) };
 }
 
@@ -179,9 +180,6 @@ export async function switchMove(env: Env, p: MoveParams) {
   await recordProgress(env, moveRecord(p), { state: "switching" });
 }
 
-/** Tells every gate of the agency where it lives now; false when one could not be told. */
-export const tellGates = (env: Env, agencyId: string) => invalidateAgencyKeys(env, agencyId);
-
 /** The directory forgets a leftover copy once it is gone. */
 const forgetLeftover = (env: Env, agencyId: string, shard: string) =>
   directoryDb(env)
@@ -214,7 +212,7 @@ export async function rollBackMove(env: Env, p: Omit<MoveParams, "move_id"> & { 
     .set({ movingTo: null, leftoverShard: p.to, moveHeartbeatAt: nowIso() })
     .where(and(eq(agencyDirectory.agencyId, p.agency_id), eq(agencyDirectory.shard, p.from)));
   await unfreezeAgency(shardDatabase(env, p.from), p.agency_id);
-  await invalidateAgencyKeys(env, p.agency_id);
+  await tellGates(env, p.agency_id);
   if (p.move_id) {
     const move = await getMove(env, p.move_id);
     if (move && !isFinalMoveState(move.state)) await endMove(env, p.move_id, "failed", reason);

@@ -10,7 +10,7 @@ const OPT_OUT = new Set(["STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUI
 const OPT_IN = new Set(["START", "YES", "UNSTOP"]);
 
 /** What a text asks of the agency's texts to its number: to stop, to start again, or nothing. */
-export function optOutKeyword(body: string): "stop" | "start" | undefined {
+function optOutKeyword(body: string): "stop" | "start" | undefined {
   const keyword = body.trim().toUpperCase();
   return OPT_OUT.has(keyword) ? "stop" : OPT_IN.has(keyword) ? "start" : undefined;
 }

@@ -5,14 +5,14 @@ import { isAgencyMovingError } from "@/lib/shards/agency-moving";
 import type { CallbackMessage } from "@/lib/queues/callback-message";
 import { applyCallback, callbackLogFields, type ProviderCallback } from "./provider-callback";
 
-export interface AcceptDeps {
+interface AcceptDeps {
   /** The database of a shard, for the live path (a route's request session). */
   dbOf: (shard: string) => Db;
   queue: Queue<CallbackMessage>;
   logger: Logger;
 }
 
-export type Acceptance = "applied" | "unchanged" | "deferred";
+type Acceptance = "applied" | "unchanged" | "deferred";
 
 /**
  * Accepts a verified callback for good (docs/decisions/real-providers.md). It is applied at once

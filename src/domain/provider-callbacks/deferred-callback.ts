@@ -1,5 +1,5 @@
-import { createDb, type Db } from "@/db/client";
-import { agencyLocation, shardDatabase } from "@/db/shards";
+import type { Db } from "@/db/client";
+import { agencyDb } from "@/db/shards";
 import type { Env } from "@/env";
 import { isAgencyMovingError, MOVE_RETRY_AFTER_SECONDS } from "@/lib/shards/agency-moving";
 import { applyCallback, type ProviderCallback } from "./provider-callback";
@@ -27,10 +27,10 @@ export type DeferredOutcome =
  * other failure, for the consumer to retry.
  */
 export async function applyDeferredCallback(env: Env, callback: ProviderCallback, now = Date.now()): Promise<DeferredOutcome> {
-  const location = await agencyLocation(env, callback.agency_id);
-  if (!location) return { outcome: "agency-gone" };
-  if (location.movingTo) return { outcome: "moving" };
-  const db = createDb(shardDatabase(env, location.shard));
+  const home = await agencyDb(env, callback.agency_id);
+  if (!home) return { outcome: "agency-gone" };
+  if (home.location.movingTo) return { outcome: "moving" };
+  const { db } = home;
   try {
     return { outcome: (await applyCallback(db, callback, now)) ? "applied" : "unchanged", db };
   } catch (error) {
