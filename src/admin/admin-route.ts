@@ -5,7 +5,7 @@ import type { AppBindings } from "@/lib/context";
 import { notFound } from "@/lib/errors";
 import { uuidParam } from "@/lib/ids";
 import { errorResponses } from "@/lib/openapi";
-import { strictQuery } from "@/lib/strict-query";
+import { strictQuery, UNKNOWN_QUERY_TEXT } from "@/lib/strict-query";
 import { adminAuth } from "./admin-auth";
 import { useShard } from "@/middleware/shard-session";
 import { getAgency } from "@/domain/agencies/agencies.repository";
@@ -14,6 +14,12 @@ import { getAgency } from "@/domain/agencies/agencies.repository";
 export const ADMIN_BEARER = "adminBearer";
 
 const DEFAULT_ERROR_STATUSES = [400, 401, 404, 409, 500];
+
+/** The operator API's own wording of the shared error examples (the partner API's name contacts). */
+const OPERATOR_ERROR_EXAMPLES = {
+  400: { description: `Invalid parameters or body. ${UNKNOWN_QUERY_TEXT}`, error: "Unknown query parameter: tgas" },
+  404: { description: "No such agency (or key, grant or shard, as the path names).", error: "Agency not found" },
+};
 
 /** For writes that cannot conflict (plain inserts, upserts): documenting a 409 there would promise an answer that never comes. */
 export const ERRORS_WITHOUT_CONFLICT = [400, 401, 404, 500];
@@ -25,7 +31,7 @@ export const adminRoute = <const R extends RouteConfig>(config: R, errorStatuses
     tags: ["Operator"],
     security: [{ [ADMIN_BEARER]: [] }],
     middleware: [adminAuth],
-    responses: { ...config.responses, ...errorResponses(errorStatuses) },
+    responses: { ...config.responses, ...errorResponses(errorStatuses, OPERATOR_ERROR_EXAMPLES) },
   });
   // Typed as the route's own query (what its handler reads); checked strictly.
   return createRoute({ ...route, request: { ...config.request, query: strictQuery(config.request?.query) } }) as unknown as typeof route;

@@ -7,7 +7,7 @@ import { createRouter } from "@/lib/create-router";
 import { uuidField } from "@/lib/ids";
 import { jsonBody } from "@/lib/openapi";
 import { queryInteger } from "@/lib/query";
-import { adminJson, adminRoute, ERRORS_WITHOUT_CONFLICT } from "./admin-route";
+import { adminJson, adminRoute } from "./admin-route";
 
 const GRACE_MINUTES = ORPHAN_GRACE_MS / 60_000;
 
@@ -55,7 +55,8 @@ export const listOrphans = adminRoute(
     },
     responses: { 200: adminJson(z.object({ success: z.literal(true), orphans: z.array(DirectoryOrphan), ...slice }), "The orphans of this slice.") },
   },
-  ERRORS_WITHOUT_CONFLICT,
+  // No path parameter: nothing to be not found.
+  [400, 401, 500],
 );
 
 const PurgeBody = z
@@ -82,7 +83,8 @@ export const purgeOrphans = adminRoute(
     request: { body: jsonBody(PurgeBody) },
     responses: { 200: adminJson(z.object({ success: z.literal(true), purged: z.array(DirectoryOrphan), ...slice }), "The orphans deleted from this slice.") },
   },
-  ERRORS_WITHOUT_CONFLICT,
+  // No path parameter: nothing to be not found.
+  [400, 401, 500],
 );
 
 const toPublic = (scan: OrphanScan) =>

@@ -2,6 +2,9 @@ import { z } from "@hono/zod-openapi";
 import { validator } from "hono/validator";
 import { validationError } from "@/lib/validation";
 
+/** What a 400's documentation says of the refusal, on every route that checks its query this way. */
+export const UNKNOWN_QUERY_TEXT = "An unknown query parameter (one this operation does not list) is refused, naming it: `Unknown query parameter: tgas`.";
+
 /**
  * A route's query schema made strict: it takes the parameters the route documents and refuses
  * every other one, so a mistyped filter (`?tgas=buyer`) is a 400 naming it rather than an

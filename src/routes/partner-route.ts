@@ -8,7 +8,7 @@ import { PAGINATION_TEXT } from "@/lib/pagination";
 import { BEARER_SCHEME, OAUTH_SCHEME, bookmarkHeader, errorExamples, errorResponses, type ErrorExample } from "@/lib/openapi";
 import { rateLimitRule } from "@/lib/rate-limits";
 import { BOOKMARK_HEADER, MAX_IDEMPOTENCY_KEY_LENGTH } from "@/lib/request-headers";
-import { strictQuery } from "@/lib/strict-query";
+import { strictQuery, UNKNOWN_QUERY_TEXT } from "@/lib/strict-query";
 import { guard } from "@/middleware/guard";
 import { idempotency } from "@/middleware/idempotency";
 
@@ -25,7 +25,6 @@ function defaultBadRequest(route: RouteConfig): Partial<ErrorExample> {
 }
 
 /** Every operation's 400 says so (src/lib/strict-query.ts). */
-const UNKNOWN_QUERY_TEXT = "An unknown query parameter (one this operation does not list) is refused, naming it: `Unknown query parameter: tgas`.";
 
 /** A list: its query takes paginationQuery's `cursor` (src/lib/pagination.ts). */
 const isList = (route: RouteConfig) => {
