@@ -58,9 +58,9 @@ export const getMessage = partnerRoute({
   tags: ["Messages"],
   summary: "Get message",
   description:
-    "One message of your agency. For an SMS you sent, `delivery_status` shows how far it got: `queued` (stored, " +
-    "being sent), `sent` (the SMS provider has it), `delivered`, or `failed` with `delivery_error`. The " +
-    "`message.updated` events tell the same without polling.",
+    "One message of your agency. For an SMS you sent, `delivery_status` shows how far it got (`queued`, `sent`, " +
+    "`delivered` or `failed` with `delivery_error`; each described on the field). The `message.updated` events tell " +
+    "the same without polling.",
   scopes: ["messages"],
   request: { params: MessageParams },
   errorExamples: notFoundExample,
