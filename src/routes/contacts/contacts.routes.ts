@@ -124,7 +124,9 @@ export const updateContact = partnerRoute({
     "Changes any subset of the fields accepted by create; fields not sent are kept. Names may not become blank. " +
     "`email`, `phone`, `source` and `path_uuid` can be cleared with `null`. `tags` replaces the whole list. " +
     `\`custom_fields\` is merged: keys not sent are kept and \`null\` removes a key. ${writeRules} ` +
-    "`sms_opt_out: true` opts the contact's phone number out of your SMS (only the person lifts it, by texting START). " +
+    "`sms_opt_out: true` opts the contact's phone number out of your SMS (only the person lifts it, by texting START); " +
+    `sending it again keeps the first opt-out. \`false\` is 400 \`${contactMessages.optOutOnlyTrue}\`, and \`true\` on a contact ` +
+    `left without a phone is 400 \`${contactMessages.optOutNeedsPhone}\`. ` +
     "A soft-deleted contact is 404; restore it first.",
   scopes: ["contacts"],
   request: { params: ContactParams, body: jsonBody(UpdateContactBody) },
