@@ -1,8 +1,12 @@
 import type { Context } from "hono";
+import type { AgencyLocation } from "@/db/shards";
+import { acceptCallback } from "@/domain/provider-callbacks/accept-callback";
+import type { ProviderCallback } from "@/domain/provider-callbacks/provider-callback";
 import type { AppBindings } from "@/lib/context";
 import type { ApiError } from "@/lib/errors";
 import { rateLimitRule } from "@/lib/rate-limits";
 import { enforceIpRateLimit } from "@/middleware/rate-limit";
+import { useShard } from "@/middleware/shard-session";
 
 /**
  * The refusal of a provider callback that failed its provider's check (a bad or missing signature
@@ -16,3 +20,10 @@ export async function refuseUnverified(c: Context<AppBindings>, path: string, re
   await enforceIpRateLimit(c, rateLimitRule("POST", path, "ip"));
   throw refusal;
 }
+
+/**
+ * Applies a verified callback on its agency's shard (in the request's shard session), or queues
+ * it while the agency moves: the one way Twilio's and Vapi's callbacks reach the domain.
+ */
+export const acceptVerified = (c: Context<AppBindings>, location: Pick<AgencyLocation, "shard" | "movingTo">, callback: ProviderCallback) =>
+  acceptCallback({ dbOf: (shard) => useShard(c, shard, "primary"), queue: c.env.CALLBACK_QUEUE, logger: c.var.logger }, location, callback);

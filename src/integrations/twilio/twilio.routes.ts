@@ -1,15 +1,12 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
-import { agencyLocation, type AgencyLocation } from "@/db/shards";
+import { agencyLocation } from "@/db/shards";
 import { agencyOfSmsNumber } from "@/domain/messages/sms-numbers";
-import { acceptCallback } from "@/domain/provider-callbacks/accept-callback";
-import type { ProviderCallback } from "@/domain/provider-callbacks/provider-callback";
 import type { AppBindings } from "@/lib/context";
 import { ApiError, notFound } from "@/lib/errors";
 import { toE164 } from "@/lib/phone";
 import { nowIso } from "@/lib/time";
-import { useShard } from "@/middleware/shard-session";
-import { refuseUnverified } from "@/integrations/callbacks/callback-guard";
+import { acceptVerified, refuseUnverified } from "@/integrations/callbacks/callback-guard";
 import { TWILIO_STATUS_PATH } from "./sms-client";
 import { twilioError, twilioStatus } from "./sms-client";
 import { isTwilioSignature } from "./signature";
@@ -51,10 +48,6 @@ async function signedForm(c: Context<AppBindings>, path: string): Promise<URLSea
   return form;
 }
 
-/** Applies the callback on the agency's shard, or queues it while the agency moves. */
-const accept = (c: Context<AppBindings>, location: Pick<AgencyLocation, "shard" | "movingTo">, callback: ProviderCallback) =>
-  acceptCallback({ dbOf: (shard) => useShard(c, shard, "primary"), queue: c.env.CALLBACK_QUEUE, logger: c.var.logger }, location, callback);
-
 async function inboundSms(c: Context<AppBindings>) {
   const form = await signedForm(c, TWILIO_SMS_PATH);
   const sid = form.get("MessageSid") ?? form.get("SmsSid");
@@ -63,7 +56,7 @@ async function inboundSms(c: Context<AppBindings>) {
   if (!sid || !from || !to) throw new ApiError("validation_error", "MessageSid, From and To are required");
   const location = await agencyOfSmsNumber(c.env, to);
   if (!location) throw notFound(twilioMessages.unknownNumber);
-  await accept(c, location, {
+  await acceptVerified(c, location, {
     type: "sms.received",
     agency_id: location.agencyId,
     from,
@@ -86,7 +79,7 @@ async function deliveryStatus(c: Context<AppBindings>) {
   if (!agencyId || !messageId) throw new ApiError("validation_error", "The status callback URL names no message (agency and message)");
   const location = await agencyLocation(c.env, agencyId);
   if (!location) throw notFound(twilioMessages.unknownMessage);
-  await accept(c, location, {
+  await acceptVerified(c, location, {
     type: "sms.delivery",
     agency_id: agencyId,
     message_id: messageId,

@@ -1,13 +1,11 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { agencyLocation } from "@/db/shards";
-import { acceptCallback } from "@/domain/provider-callbacks/accept-callback";
 import type { AppBindings } from "@/lib/context";
 import { timingSafeEqual } from "@/lib/crypto";
 import { ApiError, notFound } from "@/lib/errors";
 import { isoAt } from "@/lib/time";
-import { useShard } from "@/middleware/shard-session";
-import { refuseUnverified } from "@/integrations/callbacks/callback-guard";
+import { acceptVerified, refuseUnverified } from "@/integrations/callbacks/callback-guard";
 import { VAPI_EVENTS_PATH } from "./voice-client";
 import { vapiServerMessageState, type VapiServerMessage } from "./voice-client";
 
@@ -52,11 +50,7 @@ async function serverMessage(c: Context<AppBindings>) {
   const state = vapiServerMessageState(message, providerCallId, isoAt(Date.now()));
   const location = await agencyLocation(c.env, agencyId);
   if (!state || !location) return c.json({ success: true, applied: false }, 200);
-  const accepted = await acceptCallback(
-    { dbOf: (shard) => useShard(c, shard, "primary"), queue: c.env.CALLBACK_QUEUE, logger: c.var.logger },
-    location,
-    { type: "call.report", agency_id: agencyId, call_id: callId.toLowerCase(), state },
-  );
+  const accepted = await acceptVerified(c, location, { type: "call.report", agency_id: agencyId, call_id: callId.toLowerCase(), state });
   if (accepted === "deferred") return c.json({ success: true, applied: false, queued: true }, 202);
   return c.json({ success: true, applied: accepted === "applied" }, 200);
 }
