@@ -12,7 +12,7 @@ import { performance } from "node:perf_hooks";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
-import { FEW_REQUESTS, alternate, measure, metrics } from "./bench/measure.mjs";
+import { BUDGET_WARMUP_SECONDS, FEW_REQUESTS, alternate, budgetRounds, measure, metrics } from "./bench/measure.mjs";
 import { measureDeepPages } from "./bench/lists.mjs";
 import { bulkBudgets, bulkLines, measureBulk, startUnindexed } from "./bench/bulk.mjs";
 import { mcpBudgets, mcpLines, measureMcp } from "./bench/mcp.mjs";
@@ -22,7 +22,6 @@ import {
   projectScenario,
   referenceBudget,
   referenceLines,
-  referenceRounds,
   referenceScenario,
 } from "./bench/reference-compare.mjs";
 import { measureOAuth } from "./bench/oauth.mjs";
@@ -334,6 +333,7 @@ async function main() {
       rounds: ROUNDS,
       abSeconds: AB_SECONDS,
       abWarmupSeconds: AB_WARMUP,
+      budgetWarmupSeconds: BUDGET_WARMUP_SECONDS,
       scenarios: [],
     };
     const before = baseline ? { dir: BASELINE, commit: commitOf(BASELINE), scenarios: [] } : null;
@@ -364,8 +364,8 @@ async function main() {
     results.reference = await compareWithReference({
       project: { base: current.base, scenario: projectScenario(agencies[0]), cpu: () => current.cpuSeconds() },
       reference: { base: reference.base, scenario: referenceScenario(refAgency), cpu: () => reference.cpuSeconds() },
-      rounds: referenceRounds(ROUNDS),
-      warmup: AB_WARMUP,
+      rounds: budgetRounds(ROUNDS),
+      warmup: BUDGET_WARMUP_SECONDS,
       seconds: AB_SECONDS,
       connections: CONNECTIONS,
       log,
@@ -392,7 +392,8 @@ async function main() {
     const side = { rounds: ROUNDS, warmup: AB_WARMUP, seconds: AB_SECONDS, connections: CONNECTIONS, log };
     results.lists = { deep: await measureDeepPages(current.base, agencies[agencies.length - 1], side) };
     results.bulk = await bulkScenario(current, agencies[0], baseline && { target: baseline, agency: baseAgencies[0] }, pepper, side);
-    results.mcp = await measureMcp(current.base, agencies[0], side, baseline ? { base: baseline.base, agency: baseAgencies[0] } : null);
+    const budgetSide = { ...side, rounds: budgetRounds(ROUNDS), warmup: BUDGET_WARMUP_SECONDS };
+    results.mcp = await measureMcp(current.base, agencies[0], budgetSide, baseline ? { base: baseline.base, agency: baseAgencies[0] } : null);
     results.oauth = await measureOAuth(current.base, agencies[0], { ...side, adminToken: BENCH_ADMIN_TOKEN, multiplier: 10_000 });
 
     log(`webhook delivery: ${WEBHOOK_EVENTS} contact.created events to a loopback receiver`);
@@ -596,7 +597,7 @@ function print(results) {
   }
   if (results.scenarios.some((s) => s.p99 !== undefined && few(s))) console.log(FEW_NOTE);
 
-  for (const line of referenceLines(results.reference, { warmupSeconds: results.abWarmupSeconds, seconds: results.abSeconds })) console.log(line);
+  for (const line of referenceLines(results.reference, { warmupSeconds: results.budgetWarmupSeconds ?? results.abWarmupSeconds, seconds: results.abSeconds })) console.log(line);
 
   const w = results.webhooks;
   const webhookLine = (w) =>

@@ -3,9 +3,10 @@
 // same page through POST /mcp, and `tools/list`; with BENCH_BASELINE, the same three on the
 // older checkout in the same rounds. The budgets: a tool call >= 0.9x its route, and tools/list
 // >= 0.9x that same plain authenticated GET, each the median of the rounds' own ratios.
+// Like every budget's comparison, at least 6 rounds (even) with a 4 s warm-up (measure.mjs).
 // `node scripts/bench/mcp.mjs` runs this scenario alone, on Workers of its own.
 import { join, resolve } from "node:path";
-import { median, sideBySide } from "./measure.mjs";
+import { BUDGET_WARMUP_SECONDS, budgetRounds, median, sideBySide } from "./measure.mjs";
 import { runIfMain, withTargets } from "./servers.mjs";
 
 const PAGE = 20;
@@ -23,7 +24,7 @@ function rpcResult(check) {
   };
 }
 
-/** JSON, or the JSON of a server-sent event's data (the 2025 protocol's stateless answer). */
+/** JSON, or the JSON of a server-sent event's data (how a baseline from before issue 30 answers the 2025 protocol). */
 function parseAnswer(text) {
   const data = text.split("\n").find((line) => line.startsWith("data: "));
   try {
@@ -154,8 +155,8 @@ async function standalone() {
         current.base,
         agency,
         {
-          rounds: Math.max(3, Number(process.env.BENCH_ROUNDS || 3)),
-          warmup: Number(process.env.BENCH_AB_WARMUP_SECONDS || 1),
+          rounds: budgetRounds(Number(process.env.BENCH_ROUNDS || 6)),
+          warmup: BUDGET_WARMUP_SECONDS,
           seconds: Number(process.env.BENCH_AB_SECONDS || 4),
           connections,
           log,

@@ -43,6 +43,23 @@ async function drain(base, scenario, label) {
 export const FEW_REQUESTS = 20;
 
 /**
+ * The warm-up of the comparisons a budget judges by a ratio (the hand-written Worker, the MCP
+ * server): 4 s, where the other side-by-side runs take 1 s (`BENCH_BUDGET_WARMUP_SECONDS`). A
+ * server idle for the few seconds the other sides of a round ran answers its first seconds of
+ * load slower, the project's Worker more than the small reference: with 1 s the measured window
+ * still held that start, and each side's first run after idling was its slow one, so the rounds'
+ * ratios of the same code swung from 0.7 to 1.2 with the order; with 4 s that pattern was gone
+ * (docs/decisions/get-contacts-hot-path.md, A third look).
+ */
+export const BUDGET_WARMUP_SECONDS = Number(process.env.BENCH_BUDGET_WARMUP_SECONDS || 4);
+
+/**
+ * The rounds of a budget's comparison: at least 6, and even, so each order is measured as often
+ * as the other; a median of three ratios moves by a tenth with one noisy round on a shared machine.
+ */
+export const budgetRounds = (rounds) => Math.max(6, rounds + (rounds % 2));
+
+/**
  * Throughput and latency of one scenario against one server: `warmup` seconds unrecorded, then
  * `seconds` measured. A scenario too slow to complete FEW_REQUESTS in that window (judged by
  * the warm-up's pace, or by the window itself) is measured instead as FEW_REQUESTS requests,

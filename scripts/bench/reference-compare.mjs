@@ -6,25 +6,20 @@
 // own ratios: a round's two runs share the machine's state of the moment.
 //
 // `node scripts/bench/reference-compare.mjs` runs this comparison alone, on servers of its own
-// (ports from BENCH_PORT + 20; `BENCH_ROUNDS`, `BENCH_AB_SECONDS`, `BENCH_AB_WARMUP_SECONDS`,
-// `BENCH_CONNECTIONS` as in the full run; at least 6 rounds and an even number, referenceRounds). With `BENCH_BASELINE=<another checkout>` that
+// (ports from BENCH_PORT + 20; `BENCH_ROUNDS`, `BENCH_AB_SECONDS`,
+// `BENCH_CONNECTIONS` as in the full run; at least 6 rounds and an even number, and a warm-up of
+// `BENCH_BUDGET_WARMUP_SECONDS`, as every budget's comparison: measure.mjs). With `BENCH_BASELINE=<another checkout>` that
 // checkout is measured in the same rounds too (project, reference, baseline; then backwards),
 // each against the same reference, so one run gives the ratio before and after.
 import { join, resolve } from "node:path";
 import { loadavg } from "node:os";
-import { alternate, median, metrics, roundRatios } from "./measure.mjs";
+import { BUDGET_WARMUP_SECONDS, alternate, budgetRounds, median, metrics, roundRatios } from "./measure.mjs";
 import { runIfMain } from "./servers.mjs";
 
 export const REFERENCE_SIZE = 1_000;
 const PAGE = 20;
 export const REFERENCE_BUDGET = 0.95;
 
-/**
- * The comparison's rounds: at least 6, and even, so each order (project first, reference first)
- * is measured as often as the other; a median of three ratios moves by a tenth with one noisy
- * round on a shared machine.
- */
-export const referenceRounds = (rounds) => Math.max(6, rounds + (rounds % 2));
 
 /** A page of PAGE contacts out of `total`. */
 const pageOf = (total) => (body) => {
@@ -221,12 +216,12 @@ async function standalone() {
     const baseAgency = baseline ? seedBenchmark(await baseline.migrate(), { pepper: readDevVars(baseEnvFile).TOKEN_PEPPER, sizes: [REFERENCE_SIZE] })[0] : null;
     for (const t of targets) await t.start();
     await Promise.all(targets.map((t) => t.waitReady()));
-    const timing = { warmup: Number(process.env.BENCH_AB_WARMUP_SECONDS || 1), seconds: Number(process.env.BENCH_AB_SECONDS || 4) };
+    const timing = { warmup: BUDGET_WARMUP_SECONDS, seconds: Number(process.env.BENCH_AB_SECONDS || 4) };
     const result = await compareWithReference({
       project: { base: current.base, scenario: projectScenario(agency), cpu: () => current.cpuSeconds() },
       reference: { base: reference.base, scenario: referenceScenario(refAgency), cpu: () => reference.cpuSeconds() },
       baseline: baseline && { base: baseline.base, scenario: projectScenario(baseAgency, `GET /contacts?limit=${PAGE} (baseline)`), cpu: () => baseline.cpuSeconds() },
-      rounds: referenceRounds(Number(process.env.BENCH_ROUNDS || 6)),
+      rounds: budgetRounds(Number(process.env.BENCH_ROUNDS || 6)),
       connections: Number(process.env.BENCH_CONNECTIONS || 10),
       log,
       ...timing,

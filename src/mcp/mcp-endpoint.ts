@@ -18,11 +18,13 @@ export type McpBody = { json: unknown } | { json?: undefined; unusable: true };
 
 const isJsonContentType = (header: string | null) => header !== null && header.split(";")[0]!.trim().toLowerCase() === "application/json";
 
-/** The 2025 era answers on a stream of server-sent events; a client must accept both it and JSON. */
+/**
+ * The 2025 era's transport lets a server answer a POST either on a stream of server-sent events
+ * or as JSON, so a client must accept both (the SDK refuses one that does not, and so do we).
+ * We answer JSON: every answer is whole when it is sent, nothing is ever streamed, and a body of
+ * known length costs every proxy on the way less than an event stream (docs/decisions/sdk-and-mcp.md).
+ */
 const acceptsLegacyAnswer = (accept: string | null) => accept !== null && accept.includes("application/json") && accept.includes("text/event-stream");
-
-const SSE_HEADERS = { "Content-Type": "text/event-stream", "Cache-Control": "no-cache, no-transform", Connection: "keep-alive", "X-Accel-Buffering": "no" };
-const sseEvent = (json: string) => `event: message\ndata: ${json}\n\n`;
 
 /** What one message (or a batch, which is the 2025 era's) is, before anything is answered. */
 function eraOf(body: unknown, headers: Headers): Era | "response" {
@@ -43,7 +45,7 @@ function eraOf(body: unknown, headers: Headers): Era | "response" {
 }
 const refused = (code: number, message: string): Era => ({ era: "refused", refusal: { status: 400, code, message } });
 
-/** Answers a 2025-era POST: the legacy transport's checks, then every request of it, on one event stream. */
+/** Answers a 2025-era POST: the legacy transport's checks, then its request as one JSON answer (a batch's as an array, JSON-RPC's batch answer). */
 async function serveLegacy(body: unknown, headers: Headers, context: MethodContext): Promise<Response> {
   const messages = Array.isArray(body) ? body : [body];
   if (messages.length > MAX_BATCH) return errorResponse(400, INVALID_REQUEST, `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`);
@@ -57,7 +59,8 @@ async function serveLegacy(body: unknown, headers: Headers, context: MethodConte
   // Notifications and posted responses are taken and need no answer.
   if (requests.length === 0) return new Response(null, { status: 202 });
   const answers = await Promise.all(requests.map((request) => answerLegacy(request, context)));
-  return new Response(answers.map((answer) => sseEvent(answer.json)).join(""), { status: 200, headers: SSE_HEADERS });
+  const json = Array.isArray(body) ? `[${answers.map((answer) => answer.json).join(",")}]` : answers[0]!.json;
+  return new Response(json, { status: 200, headers: { "Content-Type": "application/json" } });
 }
 
 /**

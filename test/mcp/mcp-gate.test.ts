@@ -50,12 +50,8 @@ function mcpRequest(token: string, method: string, params: Record<string, unknow
   });
 }
 
-/** The JSON-RPC answer of a response: its JSON body, or the data of its server-sent event. */
-async function answerOf(res: Response): Promise<any> {
-  const text = await res.text();
-  const data = text.split("\n").find((line) => line.startsWith("data: "));
-  return JSON.parse(data ? data.slice("data: ".length) : text);
-}
+/** The JSON-RPC answer of a response (JSON in both eras). */
+const answerOf = (res: Response): Promise<any> => res.json();
 
 const callTool = (token: string, name: string, args: Record<string, unknown> = {}) => mcpRequest(token, "tools/call", { name, arguments: args });
 

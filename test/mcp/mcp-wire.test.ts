@@ -31,11 +31,10 @@ async function post(token: string, body: unknown, headers: Record<string, string
   });
   const text = await res.text();
   const type = res.headers.get("Content-Type") ?? "";
-  const messages = type.startsWith("text/event-stream")
-    ? text.split("\n").filter((line) => line.startsWith("data: ")).map((line) => JSON.parse(line.slice(6)))
-    : text === ""
-      ? []
-      : [JSON.parse(text)];
+  // One JSON-RPC message, a batch's array of them, or nothing (202). Never an event stream.
+  expect(type.startsWith("text/event-stream")).toBe(false);
+  const json: unknown = text === "" ? [] : JSON.parse(text);
+  const messages = Array.isArray(json) ? json : [json];
   return { status: res.status, type, text, messages, headers: res.headers };
 }
 
@@ -84,14 +83,23 @@ describe("MCP wire format", () => {
     }
   });
 
-  it("answers a 2025-era request on one server-sent event, with its id as sent, however long", async () => {
+  it("answers a 2025-era request as one JSON-RPC response, with its id as sent, however long", async () => {
     const token = await keyToken();
     const id = "x".repeat(5_000);
     const res = await post(token, { jsonrpc: "2.0", id, method: "ping" });
     expect(res.status).toBe(200);
-    expect(res.type).toBe("text/event-stream");
-    expect(res.text).toBe(`event: message\ndata: ${JSON.stringify({ result: {}, jsonrpc: "2.0", id })}\n\n`);
-    expect(res.headers.get("X-Accel-Buffering")).toBe("no");
+    expect(res.type).toBe("application/json");
+    expect(res.text).toBe(JSON.stringify({ result: {}, jsonrpc: "2.0", id }));
+  });
+
+  it("answers a 2025-era batch as the array of its requests' responses, even of one", async () => {
+    const token = await keyToken();
+    const one = await post(token, [{ jsonrpc: "2.0", id: 9, method: "ping" }]);
+    expect(one.status).toBe(200);
+    expect(one.type).toBe("application/json");
+    expect(one.text).toBe(JSON.stringify([{ result: {}, jsonrpc: "2.0", id: 9 }]));
+    const two = await post(token, [{ jsonrpc: "2.0", id: 1, method: "ping" }, { jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: "b", method: "tools/explode" }]);
+    expect(two.text).toBe(JSON.stringify([{ result: {}, jsonrpc: "2.0", id: 1 }, { jsonrpc: "2.0", id: "b", error: { code: -32601, message: "Method not found" } }]));
   });
 
   it("answers unknown methods -32601 and malformed params -32602 in-band, as the SDK words them", async () => {

@@ -88,11 +88,8 @@ function postMcp(body: unknown, headers: Record<string, string> = {}, send = (re
   );
 }
 
-/** The JSON-RPC messages of an answer: its JSON body, or the data of each server-sent event. */
-function rpcMessages(text: string): any[] {
-  if (!text.startsWith("event:") && !text.startsWith("data:")) return [JSON.parse(text)].flat();
-  return text.split("\n").filter((line) => line.startsWith("data: ")).map((line) => JSON.parse(line.slice("data: ".length)));
-}
+/** The JSON-RPC messages of an answer: its JSON body, one message or a batch's array. */
+const rpcMessages = (text: string): any[] => [JSON.parse(text)].flat();
 
 const toolCall = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
 
@@ -407,10 +404,9 @@ describe("MCP server", () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers.get("mcp-session-id")).toBeNull();
-    // The 2025 protocol's answer to a client accepting both: one server-sent event with the result.
-    expect(res.headers.get("Content-Type")).toMatch(/^text\/event-stream/);
-    const data = (await res.text()).split("\n").find((line) => line.startsWith("data: "))!;
-    const body = JSON.parse(data.slice("data: ".length)) as { id: number; result: ToolAnswer };
+    // The 2025 protocol's answer to a client accepting both: the JSON-RPC response, as JSON.
+    expect(res.headers.get("Content-Type")).toBe("application/json");
+    const body = (await res.json()) as { id: number; result: ToolAnswer };
     expect(body.id).toBe(7);
     expect(body.result.structuredContent!.contacts.map((c: any) => c.last_name)).toEqual(["Call"]);
   });
