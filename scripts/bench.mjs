@@ -18,6 +18,7 @@ import { bulkBudgets, bulkLines, measureBulk, startUnindexed } from "./bench/bul
 import { mcpBudgets, mcpLines, measureMcp } from "./bench/mcp.mjs";
 import {
   REFERENCE_SIZE,
+  baselineSideOf,
   compareWithReference,
   projectScenario,
   referenceBudget,
@@ -364,12 +365,19 @@ async function main() {
     results.reference = await compareWithReference({
       project: { base: current.base, scenario: projectScenario(agencies[0]), cpu: () => current.cpuSeconds() },
       reference: { base: reference.base, scenario: referenceScenario(refAgency), cpu: () => reference.cpuSeconds() },
+      // The older checkout in the same rounds (project, reference, baseline; then backwards): its ratio is the "before".
+      baseline: baseline && {
+        base: baseline.base,
+        scenario: projectScenario(baseAgencies[0], "GET /contacts?limit=20 (baseline)"),
+        cpu: () => baseline.cpuSeconds(),
+      },
       rounds: budgetRounds(ROUNDS),
       warmup: BUDGET_WARMUP_SECONDS,
       seconds: AB_SECONDS,
       connections: CONNECTIONS,
       log,
     });
+    if (before) before.reference = baselineSideOf(results.reference);
     // Done with the reference Worker: an idle wrangler dev still takes memory and some CPU.
     reference.stop();
 

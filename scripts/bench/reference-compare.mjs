@@ -124,6 +124,22 @@ export async function compareWithReference({ project, reference, baseline = null
   };
 }
 
+/**
+ * The baseline's side of a comparison measured with one, shaped as a comparison of its own (the
+ * baseline as the project), so the before/after report can give its budget line; undefined
+ * without a baseline.
+ */
+export const baselineSideOf = (ref) =>
+  ref?.baselineRatios
+    ? {
+        ...ref,
+        ratio: ref.baselineRatio,
+        ratios: ref.baselineRatios,
+        cpuRatio: ref.baselineCpuRatio ?? null,
+        medians: { project: ref.medians.baseline, reference: ref.medians.reference },
+      }
+    : undefined;
+
 /** The budget line of the comparison. */
 export const referenceBudget = (ref) =>
   ref
