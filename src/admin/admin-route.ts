@@ -4,7 +4,7 @@ import { agencyLocation } from "@/db/shards";
 import type { AppBindings } from "@/lib/context";
 import { notFound } from "@/lib/errors";
 import { uuidParam } from "@/lib/ids";
-import { errorResponses } from "@/lib/openapi";
+import { errorResponses, type ErrorExample } from "@/lib/openapi";
 import { strictQuery, UNKNOWN_QUERY_TEXT } from "@/lib/strict-query";
 import { adminAuth } from "./admin-auth";
 import { useShard } from "@/middleware/shard-session";
@@ -13,7 +13,7 @@ import { getAgency } from "@/domain/agencies/agencies.repository";
 /** Security scheme name; admin.index.ts registers it, so every operator route must use this constant. */
 export const ADMIN_BEARER = "adminBearer";
 
-const DEFAULT_ERROR_STATUSES = [400, 401, 404, 409, 500];
+export const DEFAULT_ERROR_STATUSES = [400, 401, 404, 409, 500];
 
 /** The operator API's own wording of the shared error examples (the partner API's name contacts). */
 const OPERATOR_ERROR_EXAMPLES = {
@@ -24,14 +24,21 @@ const OPERATOR_ERROR_EXAMPLES = {
 /** For writes that cannot conflict (plain inserts, upserts): documenting a 409 there would promise an answer that never comes. */
 export const ERRORS_WITHOUT_CONFLICT = [400, 401, 404, 500];
 
-/** An operator route: ADMIN_TOKEN bearer, tag `Operator`, documented errors; an unknown query parameter is a 400 naming it. */
-export const adminRoute = <const R extends RouteConfig>(config: R, errorStatuses: number[] = DEFAULT_ERROR_STATUSES) => {
+/**
+ * An operator route: ADMIN_TOKEN bearer, tag `Operator`, documented errors (`examples`: a route's
+ * own wording of an error, by status); an unknown query parameter is a 400 naming it.
+ */
+export const adminRoute = <const R extends RouteConfig>(
+  config: R,
+  errorStatuses: number[] = DEFAULT_ERROR_STATUSES,
+  examples: Partial<Record<number, Partial<ErrorExample>>> = {},
+) => {
   const route = createRoute({
     ...config,
     tags: ["Operator"],
     security: [{ [ADMIN_BEARER]: [] }],
     middleware: [adminAuth],
-    responses: { ...config.responses, ...errorResponses(errorStatuses, OPERATOR_ERROR_EXAMPLES) },
+    responses: { ...config.responses, ...errorResponses(errorStatuses, { ...OPERATOR_ERROR_EXAMPLES, ...examples }) },
   });
   // Typed as the route's own query (what its handler reads); checked strictly.
   return createRoute({ ...route, request: { ...config.request, query: strictQuery(config.request?.query) } }) as unknown as typeof route;

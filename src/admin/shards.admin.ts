@@ -6,12 +6,12 @@ import { assignSmsNumber, smsNumberOf } from "@/domain/messages/sms-numbers";
 import { badRequest, conflict, notFound } from "@/lib/errors";
 import { phoneField } from "@/lib/phone";
 import { jsonBody } from "@/lib/openapi";
-import { startMove } from "@/domain/agencies/move-agency";
+import { moveMessages, startMove } from "@/domain/agencies/move-agency";
 import { latestMove, type AgencyMove as AgencyMoveRow } from "@/domain/agencies/agency-moves.repository";
 import { agencyMoveStates } from "@/db/schema";
 import { describeShards, requireShard, type ShardView } from "@/domain/agencies/placement";
 import { nowIso } from "@/lib/time";
-import { adminJson, adminRoute, agencyParams, requireAgency } from "./admin-route";
+import { adminJson, adminRoute, agencyParams, DEFAULT_ERROR_STATUSES, requireAgency } from "./admin-route";
 import { Agency, ShardRegion, shardName } from "./admin.schemas";
 import { toPublicAgency } from "@/domain/agencies/agencies.repository";
 
@@ -138,6 +138,14 @@ export const moveAgencyRoute = adminRoute({
   request: { params: agencyParams, body: jsonBody(MoveBody) },
   responses: {
     202: adminJson(z.object({ success, agency: Agency, move: AgencyMove }), "The move has started; the agency is still on its old shard."),
+  },
+}, DEFAULT_ERROR_STATUSES, {
+  409: {
+    description:
+      "The agency already lives on that shard, is already being moved (`The agency is already being moved; wait for that move to " +
+      "finish ...`), or its previous move is still removing the copy it left (`The agency's previous move is still removing the " +
+      "copy it left on shard DB; retry in a few minutes`).",
+    error: moveMessages.sameShard("DB_EU"),
   },
 });
 

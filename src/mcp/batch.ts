@@ -1,3 +1,5 @@
+import { errorResponse, INVALID_REQUEST } from "./jsonrpc";
+
 /** The first protocol revision without JSON-RPC batches: 2025-03-26 added them, 2025-06-18 removed them. */
 const FIRST_VERSION_WITHOUT_BATCHES = "2025-06-18";
 
@@ -34,5 +36,5 @@ export function batchRefusal(body: unknown, headerVersion: string | undefined): 
   if (refused === undefined) return undefined;
   const shown = refused.length > 40 ? `${refused.slice(0, 40)}…` : refused;
   const message = `Invalid Request: JSON-RPC batches are not supported in protocol version ${shown}; send one message per request`;
-  return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32600, message } }, { status: 400 });
+  return errorResponse(400, INVALID_REQUEST, message);
 }

@@ -162,12 +162,13 @@ export const refusedArguments = (tool: RouteCall, args: Record<string, unknown>)
 
 /** Carries out a tool call through its route and turns the answer into the tool's result. */
 export async function callRoute(send: PartnerApiFetch, tool: RouteCall, args: Record<string, unknown>, caller: CallerRequest): Promise<CallToolResult> {
-  const refused = refusedArguments(tool, args);
-  if (refused) return refused;
-  const request = await routeRequest(tool, args, caller);
   // One admission, one route request: a second call in the same request asks the gate itself.
   const admission = caller.routeAdmission;
   caller.routeAdmission = undefined;
+  // The gate decided the route only of a call whose arguments passed (routeChecksOf); any other is checked here.
+  const refused = admission ? undefined : refusedArguments(tool, args);
+  if (refused) return refused;
+  const request = await routeRequest(tool, args, caller);
   markMcpToolRequest(request, { bucket: tool.bucket, ...(admission && "decision" in admission ? { admission } : {}) });
   const response = await send(request, caller.env, caller.executionCtx);
   // The route's JSON text is the result's text and its structured content as it is: an answer

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { clientInfoSchema, isClientInfo } from "./client-info";
 import { INVALID_PARAMS, isRecord, type JsonRpcNotification, type JsonRpcRequest } from "./jsonrpc";
 import { HEADER_MISMATCH, isModernVersion, META, MODERN_VERSIONS, UNSUPPORTED_VERSION } from "./protocol-versions";
 
@@ -43,11 +44,10 @@ const claimedVersion = (params: unknown) => {
  * recognised without it. The client's capabilities are an object; what is inside is not ours to
  * check (no tool of ours asks anything of the client).
  */
-const implementation = z.object({ name: z.string(), title: z.string().optional(), version: z.string() });
 const envelopeSchema = z.looseObject({
   progressToken: z.union([z.string(), z.int()]).optional(),
   [META.protocolVersion]: z.string(),
-  [META.clientInfo]: implementation.optional(),
+  [META.clientInfo]: clientInfoSchema.optional(),
   [META.clientCapabilities]: z.looseObject({}),
   [META.logLevel]: z.enum(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]).optional(),
 });
@@ -61,7 +61,7 @@ function envelopeIssue(meta: Record<string, unknown>): { key: string; problem: s
   const token = meta.progressToken;
   const fine =
     typeof meta[META.protocolVersion] === "string" && isRecord(meta[META.clientCapabilities]) &&
-    (info === undefined || (isRecord(info) && typeof info.name === "string" && typeof info.version === "string" && (info.title === undefined || typeof info.title === "string"))) &&
+    (info === undefined || isClientInfo(info)) &&
     (token === undefined || typeof token === "string" || Number.isSafeInteger(token)) &&
     (meta[META.logLevel] === undefined || envelopeSchema.shape[META.logLevel].safeParse(meta[META.logLevel]).success);
   if (fine) return undefined;

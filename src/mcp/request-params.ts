@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { clientInfoSchema, isClientInfo } from "./client-info";
 import { isRecord } from "./jsonrpc";
 
 /**
@@ -26,7 +27,7 @@ const initialize = z.object({
     _meta: meta.optional(),
     protocolVersion: z.string(),
     capabilities: z.object({}),
-    clientInfo: z.object({ name: z.string(), title: z.string().optional(), version: z.string() }),
+    clientInfo: clientInfoSchema,
   }),
 });
 
@@ -43,11 +44,7 @@ export function callToolParams(params: unknown): { name: string; args: Record<st
 
 /** The protocol version an initialize asks for, or the SDK's description of what is wrong with its params. */
 export function initializeParams(params: unknown): { protocolVersion: string } | { problem: string } {
-  const info = isRecord(params) ? params.clientInfo : undefined;
-  if (
-    isRecord(params) && typeof params.protocolVersion === "string" && isRecord(params.capabilities) &&
-    isRecord(info) && typeof info.name === "string" && typeof info.version === "string" && (info.title === undefined || typeof info.title === "string")
-  ) {
+  if (isRecord(params) && typeof params.protocolVersion === "string" && isRecord(params.capabilities) && isClientInfo(params.clientInfo)) {
     return { protocolVersion: params.protocolVersion };
   }
   const parsed = initialize.safeParse({ method: "initialize", params });

@@ -6,6 +6,7 @@ import { agencyDirectory, directoryRecords } from "@/db/schema";
 import { directoryDb, shardDatabase } from "@/db/shards";
 import type { Env } from "@/env";
 import { forEachLimited } from "@/lib/for-each-limited";
+import { inJsonList } from "@/db/json-list";
 
 /**
  * Directory rows whose record never came (docs/decisions/shards-and-moves.md, "Directory rows of
@@ -46,8 +47,6 @@ export interface OrphanScan {
   nextAfter: string | null;
 }
 
-/** A JSON array bound as one parameter, for IN lists of any length (D1 binds at most 100 per statement). */
-const anyOf = (column: unknown, values: string[]) => sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
 
 /**
  * The orphans among the directory rows after `after` (by id), at most `limit` rows looked at. A
@@ -72,7 +71,7 @@ export async function findDirectoryOrphans(env: Env, options: { after?: string; 
 
   const agencyIds = [...new Set(candidates.map((r) => r.agencyId))];
   const locations = new Map(
-    (await directory.select().from(agencyDirectory).where(anyOf(agencyDirectory.agencyId, agencyIds)).all()).map((l) => [l.agencyId, l]),
+    (await directory.select().from(agencyDirectory).where(inJsonList(agencyDirectory.agencyId, agencyIds)).all()).map((l) => [l.agencyId, l]),
   );
 
   const orphans: DirectoryOrphan[] = [];
@@ -91,7 +90,7 @@ export async function findDirectoryOrphans(env: Env, options: { after?: string; 
       const ids = rowsOfShard.filter((r) => r.kind === kind).map((r) => r.id);
       if (ids.length === 0) continue;
       const table = directoryRecordTables[kind];
-      for (const found of await db.select({ id: table.id }).from(table).where(anyOf(table.id, ids)).all()) present.add(found.id);
+      for (const found of await db.select({ id: table.id }).from(table).where(inJsonList(table.id, ids)).all()) present.add(found.id);
     }
     for (const row of rowsOfShard) if (!present.has(row.id)) orphans.push({ ...row, reason: "record_missing", shard });
   });

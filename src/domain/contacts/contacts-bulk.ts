@@ -11,6 +11,7 @@ import { UNKNOWN_PATH_MESSAGE } from "@/domain/paths/path-lookup";
 import * as repo from "./contacts.repository";
 import { contactKeys, contactMessages, type bulkStatuses, type ContactKey } from "./contacts.rules";
 import { commit } from "@/db/outbox";
+import { inJsonList, jsonList } from "@/db/json-list";
 
 /**
  * `POST /contacts/bulk` (docs/decisions/lists-and-bulk.md): up to 100 contacts upserted as if each
@@ -75,7 +76,7 @@ async function readState(db: Db, agencyId: string, items: Item[]) {
     reads.push(
       db
         .select(getTableColumns(contacts))
-        .from(sql`json_each(${repo.jsonList(values)}) AS j`)
+        .from(sql`json_each(${jsonList(values)}) AS j`)
         .crossJoin(contacts)
         .where(and(eq(contacts.agencyId, agencyId), isNull(contacts.deletedAt), eq(repo.keyColumn[key], sql`j.value`))),
     );
@@ -87,7 +88,7 @@ async function readState(db: Db, agencyId: string, items: Item[]) {
       db
         .select({ id: paths.id })
         .from(paths)
-        .where(and(eq(paths.agencyId, agencyId), isNull(paths.deletedAt), sql`${paths.id} IN (SELECT value FROM json_each(${repo.jsonList(pathIds)}))`)),
+        .where(and(eq(paths.agencyId, agencyId), isNull(paths.deletedAt), inJsonList(paths.id, pathIds))),
     );
   }
   const needsFields = items.some((item) => item.custom_fields && Object.keys(item.custom_fields).length > 0);

@@ -17,6 +17,7 @@ import { contactSearchMatch, contactsFts } from "./contact-search";
 import { contactKeys, MAX_LISTED_SOURCES, MAX_LISTED_TAGS, contactMessages, type ContactKey } from "./contacts.rules";
 import { commit } from "@/db/outbox";
 import { numberSuppressed, suppressNumber } from "@/domain/sms-opt-out/suppressions.repository";
+import { jsonList } from "@/db/json-list";
 
 export type ContactRow = typeof contacts.$inferSelect;
 
@@ -278,8 +279,6 @@ export const contactInsert = (db: Db, row: ContactRow) =>
     contactEvent(db, row.agencyId, row.id, "contact.created"),
   ] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
 
-/** One bound value for any number of items, read by `json_each` (D1 binds at most 100 values a statement). */
-export const jsonList = (values: unknown[]) => JSON.stringify(values);
 
 const contactColumns = Object.entries(getTableColumns(contacts));
 /** A row's column values as the driver stores them, in the table's column order. */

@@ -5,6 +5,7 @@ import { awaitsCommit, awaitsCommitOfAll, awaitsCommitOfEach, publishAfterWrite 
 import { events, webhookEndpoints } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { nowIso } from "@/lib/time";
+import { jsonList } from "@/db/json-list";
 
 /**
  * Every event type. A type names what happened to the object in `data.object`, which is the
@@ -192,7 +193,7 @@ export function eventsOfRows(
   const insert = db
     .insert(events)
     .select(
-      sql`SELECT json_extract(j.value, '$[1]'), ${input.agencyId}, ${input.type}, ${input.objectType}, ${snapshot}, ${input.at} FROM json_each(${JSON.stringify(pairs)}) AS j CROSS JOIN ${input.table} WHERE ${input.table.id} = json_extract(j.value, '$[0]') AND ${input.table.agencyId} = ${input.agencyId}`,
+      sql`SELECT json_extract(j.value, '$[1]'), ${input.agencyId}, ${input.type}, ${input.objectType}, ${snapshot}, ${input.at} FROM json_each(${jsonList(pairs)}) AS j CROSS JOIN ${input.table} WHERE ${input.table.id} = json_extract(j.value, '$[0]') AND ${input.table.agencyId} = ${input.agencyId}`,
     );
   const subscribers = db
     .select({ subscribers: sql<number>`count(*)` })

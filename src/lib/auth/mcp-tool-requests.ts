@@ -16,17 +16,11 @@ export interface McpToolAdmission {
  * these: the host was granted the tools, and each tool is its route.
  */
 const toolRequests = new WeakMap<Request, McpToolAdmission>();
-/** The mark, moved onto the request's Hono context: a middleware may replace the request object. */
-const toolContexts = new WeakMap<object, McpToolAdmission>();
 
 export const markMcpToolRequest = (request: Request, admitted: McpToolAdmission) => void toolRequests.set(request, admitted);
 
-/** Whether the request is a tool's; its mark then goes with the context. Called first thing, before any middleware replaces the request. */
-export function keepMcpToolMark(context: object, request: Request): boolean {
-  const admitted = toolRequests.get(request);
-  if (admitted) toolContexts.set(context, admitted);
-  return admitted !== undefined;
-}
-
-/** The tool request's mark, by its context. */
-export const mcpToolAdmission = (context: object): McpToolAdmission | undefined => toolContexts.get(context);
+/**
+ * The request's mark, when a tool's: read first thing (request-context.ts keeps it in the
+ * request's context as `mcpToolRequest`), before any middleware replaces the request object.
+ */
+export const mcpToolMarkOf = (request: Request): McpToolAdmission | undefined => toolRequests.get(request);
