@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { Admission, CheckAdmission, CountedAdmission, GateCheck } from "@/lib/auth/gate-protocol";
 import { grantGate, keyGate } from "@/lib/auth/gate";
+import { mcpToolAdmission } from "@/lib/auth/mcp-tool-requests";
 import { bearerChallenge, issuerOf, resourcesOf, type ResourceName } from "@/domain/auth/oauth-server";
 import type { Scope } from "@/lib/auth/scopes";
 import { bearerToken, credentialOf, hashToken, type Credential } from "@/lib/auth/tokens";
@@ -34,7 +35,7 @@ interface GuardOptions {
 function acceptedAudiences(c: Ctx, issuer: string, resource: ResourceName): string[] {
   const resources = resourcesOf(issuer);
   if (resource === "mcp") return [resources.mcp, resources.api];
-  return c.get("mcpToolRequest") ? [resources.api, resources.mcp] : [resources.api];
+  return mcpToolAdmission(c) ? [resources.api, resources.mcp] : [resources.api];
 }
 
 /** One call to the credential's AccessGate: authentication, rate limit and scope together. */
@@ -98,7 +99,7 @@ export function guard(options: GuardOptions): MiddlewareHandler<AppBindings> {
       return admission;
     };
     // A /mcp tool call's route: the /mcp request's one gate call decided it already.
-    const decided = c.get("mcpToolRequest");
+    const decided = mcpToolAdmission(c);
     const admission = decided?.admission && decided.bucket === rateLimit.bucket ? decided.admission : await authenticate();
     // Counted either way; throws 429 when the limit is used up.
     applyRateLimitDecision(c, rateLimit, admission.decision);

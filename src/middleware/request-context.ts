@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { badRequest } from "@/lib/errors";
 import { publishWritten } from "@/domain/webhooks/publish";
-import { mcpToolMarkOf } from "@/lib/auth/mcp-tool-requests";
+import { keepMcpToolMark } from "@/lib/auth/mcp-tool-requests";
 import type { AppBindings } from "@/lib/context";
 import { createLogger } from "@/lib/logger";
 import { BOOKMARK_HEADER, BOOKMARK_PATTERN } from "@/lib/request-headers";
@@ -18,8 +18,7 @@ export const requestContext: MiddlewareHandler<AppBindings> = async (c, next) =>
   const requestId = incoming && SANE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
   const started = Date.now();
   c.set("requestId", requestId);
-  const toolMark = mcpToolMarkOf(c.req.raw);
-  if (toolMark) c.set("mcpToolRequest", toolMark);
+  keepMcpToolMark(c, c.req.raw);
   const logger = createLogger({ request_id: requestId }, c.env.LOG_LEVEL);
   c.set("logger", logger);
   // Set before anything can throw, so error responses carry it too.

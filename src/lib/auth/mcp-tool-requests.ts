@@ -16,11 +16,16 @@ export interface McpToolAdmission {
  * these: the host was granted the tools, and each tool is its route.
  */
 const toolRequests = new WeakMap<Request, McpToolAdmission>();
+/** The mark, moved onto the request's Hono context: a middleware may replace the request object. */
+const toolContexts = new WeakMap<object, McpToolAdmission>();
 
 export const markMcpToolRequest = (request: Request, admitted: McpToolAdmission) => void toolRequests.set(request, admitted);
 
-/**
- * The request's mark, when a tool's: read first thing (request-context.ts keeps it in the
- * request's context as `mcpToolRequest`), before any middleware replaces the request object.
- */
-export const mcpToolMarkOf = (request: Request): McpToolAdmission | undefined => toolRequests.get(request);
+/** Moves a tool request's mark onto its context. Called first thing, before any middleware replaces the request. */
+export function keepMcpToolMark(context: object, request: Request): void {
+  const admitted = toolRequests.get(request);
+  if (admitted) toolContexts.set(context, admitted);
+}
+
+/** The tool request's mark, by its context; undefined for any other request. */
+export const mcpToolAdmission = (context: object): McpToolAdmission | undefined => toolContexts.get(context);
