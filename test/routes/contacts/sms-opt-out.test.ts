@@ -204,19 +204,19 @@ describe("the number's state per agency, and what reading it costs", () => {
     expect(await suppressions(b)).toEqual([]);
   });
 
-  it("lists contacts reading no more rows than a list without opt-outs", async () => {
-    const [plain, optedOut] = [await setupAgency(), await setupAgency()];
-    for (const agency of [plain, optedOut]) {
-      for (let i = 0; i < 6; i++) {
-        const contact = await createContact(agency.token, { phone: nextPhone() });
-        if (agency === optedOut && i % 2 === 0) await optOut(agency, contact.contact_uuid);
-      }
-    }
-    // Each measured after a first read, so one-time reads (the key's first lookup) count in neither.
-    for (const agency of [plain, optedOut]) await measuredGet(agency.token, "/contacts?limit=20");
-    const reference = await measuredGet(plain.token, "/contacts?limit=20");
-    const measured = await measuredGet(optedOut.token, "/contacts?limit=20");
-    expect(measured.body.contacts.map((c: any) => c.sms_opt_out)).toEqual([false, true, false, true, false, true]);
-    expect(measured.rows).toBeLessThanOrEqual(reference.rows);
+  it("lists contacts reading no more rows than the same list before its opt-outs", async () => {
+    // One agency before and after: two agencies' identical lists can differ by a row read, by
+    // where their random ids put them in the index (whether a neighbour's row is stepped on).
+    const agency = await setupAgency();
+    const created = [];
+    for (let i = 0; i < 6; i++) created.push(await createContact(agency.token, { phone: nextPhone() }));
+    // Measured after a first read, so one-time reads (the key's first lookup) count in neither.
+    await measuredGet(agency.token, "/contacts?limit=20");
+    const before = await measuredGet(agency.token, "/contacts?limit=20");
+    for (const [i, contact] of created.entries()) if (i % 2 === 0) await optOut(agency, contact.contact_uuid);
+    const after = await measuredGet(agency.token, "/contacts?limit=20");
+    expect(before.body.contacts.map((c: any) => c.sms_opt_out)).toEqual([false, false, false, false, false, false]);
+    expect(after.body.contacts.map((c: any) => c.sms_opt_out)).toEqual([false, true, false, true, false, true]);
+    expect(after.rows).toBeLessThanOrEqual(before.rows);
   });
 });
