@@ -144,7 +144,7 @@ export const moveAgencyRoute = adminRoute({
     description:
       "The agency already lives on that shard, is already being moved (`The agency is already being moved; wait for that move to " +
       "finish ...`), or its previous move is still removing the copy it left (`The agency's previous move is still removing the " +
-      "copy it left on shard DB; retry in a few minutes`).",
+      "copy it left on shard DB_EU; retry in a few minutes`).",
     error: moveMessages.sameShard("DB_EU"),
   },
 });

@@ -50,7 +50,9 @@ function preparedTools(): Map<string, PreparedTool> {
 /**
  * The gate check of the route a JSON-RPC message's tool call will reach, asked in the /mcp
  * request's own gate call; none for any other message, a tool we do not have, or arguments
- * refused before the route (those never reach it, so its limit is not spent).
+ * refused before the route (those never reach it, so its limit is not spent). At most one check,
+ * for a single message, never a batch's: callRoute relies on an admitted call's arguments having
+ * passed here, and on the one admission going to the one call.
  */
 export function routeChecksOf(message: unknown): GateCheck[] {
   if (!isRecord(message) || message.method !== "tools/call" || !isRecord(message.params)) return [];
