@@ -15,9 +15,10 @@
 // contacts on each Worker; `BENCH_AB_SECONDS`, `BENCH_AB_WARMUP_SECONDS`, `BENCH_ROUNDS`,
 // `BENCH_CONNECTIONS` and `BENCH_BASELINE` as in the full run).
 import { DatabaseSync } from "node:sqlite";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { alternate, median } from "./measure.mjs";
-import { runIfMain, withTargets } from "./servers.mjs";
+import { runIfMain, scenarioTargets, seedOneAgency, withTargets } from "./servers.mjs";
+import { ensureDevVars } from "../lib/dev-vars.mjs";
 
 export const BULK_ITEMS = 100;
 /** Requests fired at once with half their new contacts the same: one creates those, the others clash. */
@@ -269,42 +270,28 @@ export async function startUnindexed({ port, out, pepper, sizes = [1_000] }) {
 
 /** `node scripts/bench/bulk.mjs`: this scenario alone, on servers of its own. */
 async function standalone() {
-  const { Target, baselineConfig, runnableConfig } = await import("./servers.mjs");
-  const { seedBenchmark } = await import("./seed.mjs");
-  const { ROOT, ensureDevVars } = await import("../lib/dev-vars.mjs");
-  const port = Number(process.env.BENCH_PORT || 8799) + 30;
-  const out = join(ROOT, ".bench", "bulk");
   const started = Date.now();
   const log = (line) => console.log(`\x1b[35m[bench bulk ${Math.round((Date.now() - started) / 1000)}s]\x1b[0m ${line}`);
-  const vars = { LOG_LEVEL: "silent", BENCH_METRICS: "on" };
-  const current = new Target({ label: "current", port, config: runnableConfig(join(ROOT, "wrangler.toml"), out, { dropBuild: true, suffix: "-bulk" }), root: ROOT, state: join(out, "state"), envFile: join(ROOT, ".dev.vars"), vars });
-  const checkout = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE) : null;
-  const baseline = checkout
-    ? new Target({ label: "baseline", port: port + 1, config: baselineConfig(checkout, join(out, "baseline")), root: checkout, state: join(out, "baseline", "state"), envFile: join(checkout, ".dev.vars"), vars })
-    : null;
-  const targets = [current, baseline].filter(Boolean);
+  const { port, out, current, baseline, targets } = scenarioTargets("bulk", { portOffset: 30, vars: { LOG_LEVEL: "silent", BENCH_METRICS: "on" } });
   const connections = Number(process.env.BENCH_CONNECTIONS || 10);
   await withTargets(targets, async () => {
-      const pepper = ensureDevVars().vars.TOKEN_PEPPER;
-      const [agency] = seedBenchmark(await current.migrate(), { pepper, sizes: [1_000] });
-      const workers = [{ key: "current", label: "current", base: current.base, agency }];
-      if (baseline) {
-        const [baseAgency] = seedBenchmark(await baseline.migrate(), { pepper: ensureDevVars(join(checkout, ".dev.vars")).vars.TOKEN_PEPPER, sizes: [1_000] });
-        workers.push({ key: "baseline", label: "baseline", base: baseline.base, agency: baseAgency });
-      }
-      const unindexed = await startUnindexed({ port: port + 2, out, pepper });
-      targets.push(unindexed.target);
-      workers.push({ key: "unindexed", label: "without search index", base: unindexed.target.base, agency: unindexed.agency });
-      for (const t of [current, baseline].filter(Boolean)) await t.start();
-      await Promise.all(targets.map((t) => t.waitReady()));
-      const result = await measureBulk(workers, {
-        rounds: Math.max(3, Number(process.env.BENCH_ROUNDS || 3)),
-        warmup: Number(process.env.BENCH_AB_WARMUP_SECONDS || 1),
-        seconds: Number(process.env.BENCH_AB_SECONDS || 4),
-        connections,
-        log,
-      });
-      for (const line of bulkLines(result, connections)) console.log(line);
+    const { agency } = await seedOneAgency(current);
+    const workers = [{ key: "current", label: "current", base: current.base, agency }];
+    if (baseline) workers.push({ key: "baseline", label: "baseline", base: baseline.base, agency: (await seedOneAgency(baseline)).agency });
+    const ownServers = [...targets];
+    const unindexed = await startUnindexed({ port: port + 2, out, pepper: ensureDevVars().vars.TOKEN_PEPPER });
+    targets.push(unindexed.target);
+    workers.push({ key: "unindexed", label: "without search index", base: unindexed.target.base, agency: unindexed.agency });
+    for (const t of ownServers) await t.start();
+    await Promise.all(targets.map((t) => t.waitReady()));
+    const result = await measureBulk(workers, {
+      rounds: Math.max(3, Number(process.env.BENCH_ROUNDS || 3)),
+      warmup: Number(process.env.BENCH_AB_WARMUP_SECONDS || 1),
+      seconds: Number(process.env.BENCH_AB_SECONDS || 4),
+      connections,
+      log,
+    });
+    for (const line of bulkLines(result, connections)) console.log(line);
   });
 }
 

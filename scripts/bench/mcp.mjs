@@ -5,9 +5,8 @@
 // >= 0.9x that same plain authenticated GET, each the median of the rounds' own ratios.
 // Like every budget's comparison, at least 6 rounds (even) with a 4 s warm-up (measure.mjs).
 // `node scripts/bench/mcp.mjs` runs this scenario alone, on Workers of its own.
-import { join, resolve } from "node:path";
 import { BUDGET_WARMUP_SECONDS, budgetRounds, median, sideBySide } from "./measure.mjs";
-import { runIfMain, withTargets } from "./servers.mjs";
+import { runIfMain, scenarioTargets, seedOneAgency, withTargets } from "./servers.mjs";
 
 const PAGE = 20;
 /** Both MCP requests must serve at least this share of the route's requests per second. */
@@ -130,42 +129,29 @@ export function mcpLines(mcp, connections) {
 
 /** `node scripts/bench/mcp.mjs`: this scenario alone, on Workers of its own (and BENCH_BASELINE's). */
 async function standalone() {
-  const { Target, baselineConfig, runnableConfig } = await import("./servers.mjs");
-  const { seedBenchmark } = await import("./seed.mjs");
-  const { ROOT, ensureDevVars } = await import("../lib/dev-vars.mjs");
-  const port = Number(process.env.BENCH_PORT || 8799) + 20;
-  const out = join(ROOT, ".bench", "mcp");
+  const { current, baseline, targets } = scenarioTargets("mcp", { portOffset: 20, vars: { LOG_LEVEL: "silent" } });
   const log = (line) => console.log(`\x1b[35m[bench mcp]\x1b[0m ${line}`);
-  const vars = { LOG_LEVEL: "silent" };
-  const current = new Target({ label: "current", port, config: runnableConfig(join(ROOT, "wrangler.toml"), out, { dropBuild: true, suffix: "-mcp" }), root: ROOT, state: join(out, "state"), envFile: join(ROOT, ".dev.vars"), vars });
-  const checkout = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE) : null;
-  const baseline = checkout
-    ? new Target({ label: "baseline", port: port + 1, config: baselineConfig(checkout, join(out, "baseline")), root: checkout, state: join(out, "baseline", "state"), envFile: join(checkout, ".dev.vars"), vars })
-    : null;
-  const targets = [current, baseline].filter(Boolean);
   await withTargets(targets, async () => {
-      // The Worker serves nothing without a TOKEN_PEPPER: the checkout's .dev.vars gets one if it has none.
-      const pepper = ensureDevVars().vars.TOKEN_PEPPER;
-      const [agency] = seedBenchmark(await current.migrate(), { pepper, sizes: [1_000] });
-      const baseAgency = baseline ? seedBenchmark(await baseline.migrate(), { pepper: ensureDevVars(join(checkout, ".dev.vars")).vars.TOKEN_PEPPER, sizes: [1_000] })[0] : null;
-      for (const t of targets) await t.start();
-      await Promise.all(targets.map((t) => t.waitReady()));
-      const connections = Number(process.env.BENCH_CONNECTIONS || 10);
-      const result = await measureMcp(
-        current.base,
-        agency,
-        {
-          rounds: budgetRounds(Number(process.env.BENCH_ROUNDS || 6)),
-          warmup: BUDGET_WARMUP_SECONDS,
-          seconds: Number(process.env.BENCH_AB_SECONDS || 4),
-          connections,
-          log,
-        },
-        baseline ? { base: baseline.base, agency: baseAgency } : null,
-      );
-      for (const line of mcpLines(result, connections)) console.log(line);
-      for (const b of mcpBudgets(result)) console.log(`${b.ok ? "ok  " : "MISS"} ${b.budget}: ${b.value}`);
-      if (result.baseline) for (const b of mcpBudgets(result.baseline)) console.log(`     [baseline] ${b.budget}: ${b.value}`);
+    const { agency } = await seedOneAgency(current);
+    const baseAgency = baseline ? (await seedOneAgency(baseline)).agency : null;
+    for (const t of targets) await t.start();
+    await Promise.all(targets.map((t) => t.waitReady()));
+    const connections = Number(process.env.BENCH_CONNECTIONS || 10);
+    const result = await measureMcp(
+      current.base,
+      agency,
+      {
+        rounds: budgetRounds(Number(process.env.BENCH_ROUNDS || 6)),
+        warmup: BUDGET_WARMUP_SECONDS,
+        seconds: Number(process.env.BENCH_AB_SECONDS || 4),
+        connections,
+        log,
+      },
+      baseline ? { base: baseline.base, agency: baseAgency } : null,
+    );
+    for (const line of mcpLines(result, connections)) console.log(line);
+    for (const b of mcpBudgets(result)) console.log(`${b.ok ? "ok  " : "MISS"} ${b.budget}: ${b.value}`);
+    if (result.baseline) for (const b of mcpBudgets(result.baseline)) console.log(`     [baseline] ${b.budget}: ${b.value}`);
   });
 }
 

@@ -7,9 +7,9 @@ import { createServer } from "node:net";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
-import { findD1File } from "./seed.mjs";
+import { findD1File, seedBenchmark } from "./seed.mjs";
 import { d1Bindings } from "../lib/d1-shards.mjs";
-import { ROOT } from "../lib/dev-vars.mjs";
+import { ROOT, ensureDevVars } from "../lib/dev-vars.mjs";
 import { nodeBinary, wranglerEnv } from "../lib/wrangler.mjs";
 
 const run = promisify(execFile);
@@ -258,6 +258,49 @@ export async function withTargets(targets, body) {
   } finally {
     targets.forEach((t) => t.stop());
   }
+}
+
+/**
+ * The Workers of a scenario run alone (`node scripts/bench/<name>.mjs`): this checkout's
+ * (`current`) on BENCH_PORT + `portOffset` and, with BENCH_BASELINE, that checkout's (`baseline`)
+ * on the next port, each with its config and state under `.bench/<name>/`. Not started.
+ */
+export function scenarioTargets(name, { portOffset, vars }) {
+  const port = Number(process.env.BENCH_PORT || 8799) + portOffset;
+  const out = join(ROOT, ".bench", name);
+  const current = new Target({
+    label: "current",
+    port,
+    config: runnableConfig(join(ROOT, "wrangler.toml"), out, { dropBuild: true, suffix: `-${name}` }),
+    root: ROOT,
+    state: join(out, "state"),
+    envFile: join(ROOT, ".dev.vars"),
+    vars,
+  });
+  const checkout = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE) : null;
+  const baseline = checkout
+    ? new Target({
+        label: "baseline",
+        port: port + 1,
+        config: baselineConfig(checkout, join(out, "baseline")),
+        root: checkout,
+        state: join(out, "baseline", "state"),
+        envFile: join(checkout, ".dev.vars"),
+        vars,
+      })
+    : null;
+  return { port, out, current, baseline, targets: [current, baseline].filter(Boolean) };
+}
+
+/**
+ * A fresh local D1 for the target (migrated) holding one agency of `size` contacts, its key
+ * hashed with the target's checkout's TOKEN_PEPPER (its .dev.vars gets one if it has none: the
+ * Worker serves nothing without it). Resolves to the agency and the database file.
+ */
+export async function seedOneAgency(target, size = 1_000) {
+  const file = await target.migrate();
+  const [agency] = seedBenchmark(file, { pepper: ensureDevVars(join(target.root, ".dev.vars")).vars.TOKEN_PEPPER, sizes: [size] });
+  return { agency, file };
 }
 
 /** Runs a scenario alone (`node scripts/bench/<scenario>.mjs`) when its module is the script node started. */

@@ -11,9 +11,8 @@
 // contacts, `BENCH_AB_SECONDS`, `BENCH_ROUNDS` and `BENCH_BASELINE` as in the full run).
 import { createServer } from "node:http";
 import { DatabaseSync } from "node:sqlite";
-import { join, resolve } from "node:path";
 import { metrics, median, sideBySide } from "./measure.mjs";
-import { runIfMain, withTargets } from "./servers.mjs";
+import { runIfMain, scenarioTargets, seedOneAgency, withTargets } from "./servers.mjs";
 
 export const TWILIO_LATENCY_MS = Number(process.env.BENCH_TWILIO_LATENCY_MS || 250);
 const ACCOUNT_SID = "ACbench0000000000000000000000000001";
@@ -164,32 +163,21 @@ export async function measureSms({ current, agency, baseline = null, baseAgency 
 
 /** `node scripts/bench/sms.mjs`: this scenario alone, on servers of its own. */
 async function standalone() {
-  const { Target, baselineConfig, runnableConfig } = await import("./servers.mjs");
-  const { seedBenchmark } = await import("./seed.mjs");
-  const { ROOT, ensureDevVars } = await import("../lib/dev-vars.mjs");
-  const port = Number(process.env.BENCH_PORT || 8799) + 10;
-  const out = join(ROOT, ".bench", "sms");
+  const portOffset = 10;
+  const twilioPort = Number(process.env.BENCH_PORT || 8799) + portOffset + 2;
   const log = (line) => console.log(`\x1b[35m[bench sms]\x1b[0m ${line}`);
-  const twilio = await startFakeTwilio(port + 2);
-  const vars = { LOG_LEVEL: "silent", BENCH_METRICS: "on", ...smsBenchVars(port + 2) };
-  const current = new Target({ label: "current", port, config: runnableConfig(join(ROOT, "wrangler.toml"), out, { dropBuild: true, suffix: "-sms" }), root: ROOT, state: join(out, "state"), envFile: join(ROOT, ".dev.vars"), vars });
-  const checkout = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE) : null;
-  const baseline = checkout
-    ? new Target({ label: "baseline", port: port + 1, config: baselineConfig(checkout, join(out, "baseline")), root: checkout, state: join(out, "baseline", "state"), envFile: join(checkout, ".dev.vars"), vars })
-    : null;
-  const targets = [current, baseline].filter(Boolean);
+  const twilio = await startFakeTwilio(twilioPort);
+  const vars = { LOG_LEVEL: "silent", BENCH_METRICS: "on", ...smsBenchVars(twilioPort) };
+  const { current, baseline, targets } = scenarioTargets("sms", { portOffset, vars });
   try {
     await withTargets(targets, async () => {
-      // The Worker serves nothing without a TOKEN_PEPPER: the checkout's .dev.vars gets one if it has none.
-      const pepper = ensureDevVars().vars.TOKEN_PEPPER;
-      const currentFile = await current.migrate();
-      const [agency] = seedBenchmark(currentFile, { pepper, sizes: [1_000] });
-      seedSmsNumbers(currentFile, [agency]);
+      const { agency, file } = await seedOneAgency(current);
+      seedSmsNumbers(file, [agency]);
       let baseAgency = null;
       if (baseline) {
-        const file = await baseline.migrate();
-        [baseAgency] = seedBenchmark(file, { pepper: ensureDevVars(join(checkout, ".dev.vars")).vars.TOKEN_PEPPER, sizes: [1_000] });
-        seedSmsNumbers(file, [baseAgency]);
+        const seeded = await seedOneAgency(baseline);
+        baseAgency = seeded.agency;
+        seedSmsNumbers(seeded.file, [baseAgency]);
       }
       for (const t of targets) await t.start();
       await Promise.all(targets.map((t) => t.waitReady()));
