@@ -142,9 +142,9 @@ export const moveAgencyRoute = adminRoute({
 }, DEFAULT_ERROR_STATUSES, {
   409: {
     description:
-      "The agency already lives on that shard, is already being moved (`The agency is already being moved; wait for that move to " +
-      "finish ...`), or its previous move is still removing the copy it left (`The agency's previous move is still removing the " +
-      "copy it left on shard DB_EU; retry in a few minutes`).",
+      "The agency already lives on that shard (the example), is already being moved " +
+      `(\`${moveMessages.moving("<agency_uuid>")}\`), or its previous move is still removing the copy it left ` +
+      `(\`${moveMessages.cleaning("DB_EU")}\`).`,
     error: moveMessages.sameShard("DB_EU"),
   },
 });

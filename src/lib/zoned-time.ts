@@ -11,6 +11,7 @@
  * conversion and the same formatting, so every answer is the one luxon gave.
  * test/lib/zoned-time.test.ts compares the two over every zone of the runtime.
  */
+import { DAY_MS } from "./time";
 export type WallClockResolution = "exact" | "gap" | "overlap";
 
 export interface ZonedInstant {
@@ -25,7 +26,6 @@ export interface ZonedInstant {
 export const MAX_DATETIME_INPUT_LENGTH = 40;
 
 const MINUTE_MS = 60_000;
-const DAY_MS = 86_400_000;
 
 interface Fields {
   year: number;

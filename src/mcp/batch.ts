@@ -1,4 +1,4 @@
-import { errorResponse, INVALID_REQUEST } from "./jsonrpc";
+import { errorResponse, INVALID_REQUEST, isRecord } from "./jsonrpc";
 
 /** The first protocol revision without JSON-RPC batches: 2025-03-26 added them, 2025-06-18 removed them. */
 const FIRST_VERSION_WITHOUT_BATCHES = "2025-06-18";
@@ -10,8 +10,8 @@ const allowsBatches = (version: string) => isVersion(version) && version < FIRST
 /** The protocolVersion of an initialize request among the batch's messages, if one is there. */
 function initializeVersion(messages: unknown[]): string | undefined {
   for (const message of messages) {
-    if (message === null || typeof message !== "object" || (message as { method?: unknown }).method !== "initialize") continue;
-    const version = (message as { params?: { protocolVersion?: unknown } }).params?.protocolVersion;
+    if (!isRecord(message) || message.method !== "initialize" || !isRecord(message.params)) continue;
+    const version = message.params.protocolVersion;
     if (typeof version === "string") return version;
   }
   return undefined;

@@ -9,8 +9,6 @@ import type { ArgumentPlaces } from "./tool-input";
 import { listNames, namedUnknowns } from "@/lib/echoed-names";
 import { API_BASE } from "@/lib/api-base";
 
-/** Where the Partner API's routes are mounted. */
-
 /** Sends a tool's request to its route (tool-routes.ts), as if a partner had sent it. */
 export type PartnerApiFetch = (request: Request, env: Env, executionCtx: Context["executionCtx"]) => Response | Promise<Response>;
 

@@ -24,8 +24,6 @@ function defaultBadRequest(route: RouteConfig): Partial<ErrorExample> {
   return { error: `${BOOKMARK_HEADER} must be a bookmark returned by this API` };
 }
 
-/** Every operation's 400 says so (src/lib/strict-query.ts). */
-
 /** A list: its query takes paginationQuery's `cursor` (src/lib/pagination.ts). */
 const isList = (route: RouteConfig) => {
   const query = route.request?.query as { shape?: Record<string, unknown> } | undefined;
@@ -95,7 +93,7 @@ export function partnerRoute<const R extends PartnerRouteConfig>(config: R) {
     500,
   ];
   const uniqueStatuses = [...new Set(statuses)].sort();
-  const badRequest = { ...errorExamples[400], ...(exampleOverrides?.[400] ?? defaultBadRequest(route)) };
+  const badRequest = exampleOverrides?.[400] ?? defaultBadRequest(route);
   const examples: Partial<Record<number, Partial<ErrorExample>>> = {
     ...exampleOverrides,
     400: {
