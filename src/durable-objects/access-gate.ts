@@ -106,10 +106,9 @@ export class AccessGate extends DurableObject<Env> implements AccessGateApi {
     if (!key || key.revokedAt || key.accessHash !== request.tokenHash) return { outcome: "invalid" };
     if (key.expiresAt && key.expiresAt <= new Date().toISOString()) return { outcome: "expired" };
 
-    const decision = this.consume(request.bucket, effectiveLimit(request.limit, key.rateLimitMultiplier), request.windowSeconds);
-    if (!decision.allowed) return { outcome: "forbidden", decision };
-    if (!hasAnyScope(key.scopes, request.scopes)) return { outcome: "forbidden", decision };
-    if (key.moving && request.write) return { outcome: "moving", decision };
+    const counted = this.count(request, key.scopes, key.rateLimitMultiplier, key.moving);
+    if (counted.outcome !== "admitted") return counted;
+    const { decision } = counted;
     const caller: Caller = {
       credential: { type: "api_key", keyId: request.keyId },
       agencyId: key.agencyId,
@@ -134,10 +133,9 @@ export class AccessGate extends DurableObject<Env> implements AccessGateApi {
     // The reads above let other calls in: a revocation that ran meanwhile holds for this request too.
     if (!grant || this.revoked || this.endedTokens.has(token.hash)) return { outcome: "invalid" };
 
-    const decision = this.consume(request.bucket, effectiveLimit(request.limit, grant.rateLimitMultiplier), request.windowSeconds);
-    if (!decision.allowed) return { outcome: "forbidden", decision };
-    if (!hasAnyScope(token.scopes, request.scopes)) return { outcome: "forbidden", decision };
-    if (grant.moving && request.write) return { outcome: "moving", decision };
+    const counted = this.count(request, token.scopes, grant.rateLimitMultiplier, grant.moving);
+    if (counted.outcome !== "admitted") return counted;
+    const { decision } = counted;
     const caller: Caller = {
       credential: { type: "app_grant", grantId: request.grantId, clientId: token.clientId },
       agencyId: token.agencyId,
@@ -168,10 +166,20 @@ export class AccessGate extends DurableObject<Env> implements AccessGateApi {
   private furtherCheck(check: GateCheck, caller: Caller, multiplier: number, moving: boolean): CheckAdmission {
     // A route the credential has no scope for is not offered to it: nothing is counted.
     if (!hasAnyScope(caller.scopes, check.scopes)) return { outcome: "unscoped" };
+    const counted = this.count(check, caller.scopes, multiplier, moving);
+    return counted.outcome === "admitted" ? { ...counted, caller } : counted;
+  }
+
+  /**
+   * One check of a known credential: counted against its bucket first (so a credential without
+   * the scope still spends its limit), then refused over the limit or without the scope, or as
+   * a write while its agency moves.
+   */
+  private count(check: GateCheck, scopes: readonly string[], multiplier: number, moving: boolean) {
     const decision = this.consume(check.bucket, effectiveLimit(check.limit, multiplier), check.windowSeconds);
-    if (!decision.allowed) return { outcome: "forbidden", decision };
-    if (moving && check.write) return { outcome: "moving", decision };
-    return { outcome: "admitted", caller, decision };
+    if (!decision.allowed || !hasAnyScope(scopes, check.scopes)) return { outcome: "forbidden" as const, decision };
+    if (moving && check.write) return { outcome: "moving" as const, decision };
+    return { outcome: "admitted" as const, decision };
   }
 
   /**
